@@ -1,0 +1,58 @@
+/* ompfuse: command dispatcher, in the style of git and perf. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "ompfuse/profile.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command_t;
+
+static const command_t commands[] = {
+    {"events", ompf_cmd_events, "list the events this machine can count"},
+    {"plan", ompf_cmd_plan, "split events into runs for fusion and references"},
+    {"run", ompf_cmd_run, "execute a plan: run a program under the tool"},
+    {"campaign", ompf_cmd_campaign, "plan, run, combine, evaluate, report in one go"},
+    {"combine", ompf_cmd_combine, "fuse profiles (ctc, lgl, bc, bc-unlabeled, random)"},
+    {"clean", ompf_cmd_clean, "repair a multiplexed (HEM) profile, CounterMiner-style"},
+    {"evaluate", ompf_cmd_evaluate, "EPD and Correlation Error against reference runs"},
+    {"report", ompf_cmd_report, "self-contained HTML report with plots"},
+    {"show", ompf_cmd_show, "human summary of profiles"},
+    {"export", ompf_cmd_export, "profile to CSV (one row per XU)"},
+    {"import", ompf_cmd_import, "CSV to profile"},
+    {"simulate", ompf_cmd_simulate, "synthetic profiles with a known ground truth"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ompfuse <command> [options] [args]\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'ompfuse <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "--version")) {
+        printf("ompfuse %s\n", OMPF_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ompfuse: '%s' is not a command; see 'ompfuse --help'\n", name);
+    return 2;
+}

@@ -1,0 +1,111 @@
+/*
+ * ompfuse profile files: reading, writing, streaming.  The byte layout is
+ * documented in docs/format.md.
+ *
+ * A file is a header followed by checksummed chunks (metadata, events,
+ * constructs, label nodes, XUs, threads, sources, end).  On disk, records
+ * refer to each other by 64-bit ids chosen by the writer, so that many
+ * threads can write independent chunks; the reader maps ids to the dense
+ * indices of the in-memory model.  A file without its END chunk is
+ * truncated: the reader salvages every complete chunk and says so.
+ */
+#ifndef OMPFUSE_FILE_H
+#define OMPFUSE_FILE_H
+
+#include <stdio.h>
+#include "ompfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OMPF_FORMAT_VERSION 1u
+
+typedef struct ompf_read_info {
+    int truncated;        /* 1 when the END chunk was missing or a chunk
+                             was damaged and reading stopped there */
+    uint64_t xus_read;    /* XUs in the returned profile */
+    uint64_t xus_dropped; /* XUs dropped because they referred to records
+                             lost in truncation */
+    uint64_t chunks;      /* complete chunks read */
+    char note[256];       /* e.g. "truncated after 1200 XUs (chunk 14)" */
+} ompf_read_info_t;
+
+/* Reads a profile.  Returns 0 for a complete file; OMPF_ETRUNC when the
+ * file was cut short but a usable profile was salvaged (*out is set and
+ * info says what was lost); any other negative code leaves *out NULL and
+ * err names the file and the problem. */
+int ompf_profile_read(const char *path, ompf_profile_t **out,
+                      ompf_read_info_t *info, ompf_error_t *err);
+/* Same from memory (fuzzing, tests); name is used in messages. */
+int ompf_profile_read_mem(const void *buf, size_t len, const char *name,
+                          ompf_profile_t **out, ompf_read_info_t *info,
+                          ompf_error_t *err);
+
+/* Writes a whole profile: to "<path>.tmp.<pid>", then renamed to path, so
+ * that path is never half-written. */
+int ompf_profile_write(const ompf_profile_t *p, const char *path,
+                       ompf_error_t *err);
+
+/* ---- streaming writer (used by the OMPT tool) ----------------------------
+ * One writer per output file, one stream per producing thread.  Adding a
+ * record to a stream touches only that stream's buffer; a full buffer is
+ * compressed and appended as a chunk under the writer's lock (one lock per
+ * chunk, never per record).  ompf_writer_finish() flushes every stream,
+ * writes the END chunk and renames the temporary file into place.  A
+ * process that dies leaves "<path>.tmp.<pid>", readable up to its last
+ * complete chunk.
+ */
+typedef struct ompf_writer ompf_writer_t;
+typedef struct ompf_wstream ompf_wstream_t;
+
+/* header: metadata and events to write first (its XUs etc. are ignored). */
+int ompf_writer_create(const char *path, const ompf_profile_t *header,
+                       ompf_writer_t **out, ompf_error_t *err);
+/* Path of the temporary file being written. */
+const char *ompf_writer_tmp_path(const ompf_writer_t *w);
+
+/* capacity_bytes: buffer size before a flush (0 = default 256 KiB). */
+int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes,
+                        ompf_wstream_t **out);
+
+/* Label node: id unique in the file (never 0: id 0 is the root, label "0"),
+ * parent id (0 for children of the root), one label component. */
+int ompf_wstream_label(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
+                       uint64_t component);
+/* Construct with a writer-chosen id (the same construct may be written by
+ * several streams with the same id and content; the reader keeps one). */
+int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id,
+                           const ompf_construct_t *c);
+/* XU: xu->type and xu->label are ignored; construct_id and label_id refer
+ * to records written by any stream of this writer.  xu->thread is the
+ * thread index as given to ompf_wstream_thread(). */
+int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu,
+                    uint64_t construct_id, uint64_t label_id,
+                    const double *values);
+/* Thread record with its n_events totals (index must be unique). */
+int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t);
+/* Writes what is buffered as chunk(s) now. */
+int ompf_wstream_flush(ompf_wstream_t *s);
+
+/* trailer: metadata and event statuses learnt during the run (may be
+ * NULL); its events must have the same names as the header's.  Flushes all
+ * streams, destroys them, writes END, renames.  The writer is freed. */
+int ompf_writer_finish(ompf_writer_t *w, const ompf_profile_t *trailer,
+                       ompf_error_t *err);
+/* Frees the writer and its streams, removes the temporary file. */
+void ompf_writer_abort(ompf_writer_t *w);
+
+/* ---- output files written atomically -------------------------------------
+ * For every other output (CSV, HTML, plans): written to a temporary name in
+ * the same directory and renamed on commit.  Path "-" means stdout. */
+typedef struct ompf_outfile ompf_outfile_t;
+int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp,
+                      ompf_error_t *err);
+int ompf_outfile_commit(ompf_outfile_t *o, ompf_error_t *err);
+void ompf_outfile_abort(ompf_outfile_t *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

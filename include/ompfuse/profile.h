@@ -1,0 +1,297 @@
+/*
+ * ompfuse profile data model.
+ *
+ * A profile is everything one execution recorded (or one fused result):
+ * metadata, an event table, a construct table, a label trie, XU records with
+ * one value per event, per-thread totals, and, for fused profiles, the
+ * provenance of every XU.  This header is the in-memory model; file.h reads
+ * and writes it, csv.h converts it.
+ *
+ * Conventions (libpfm4-like): functions return 0 or a negative OMPF_E* code;
+ * ompf_strerror() names the code; functions that can fail for a reason worth
+ * telling the user take an ompf_error_t that receives a full sentence.
+ */
+#ifndef OMPFUSE_PROFILE_H
+#define OMPFUSE_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OMPF_VERSION_STRING "0.1.0"
+
+/* ---- errors ----------------------------------------------------------- */
+
+enum {
+    OMPF_OK = 0,
+    OMPF_EINVAL = -1,    /* invalid argument */
+    OMPF_ENOMEM = -2,    /* out of memory */
+    OMPF_EIO = -3,       /* read/write/open failed */
+    OMPF_EFORMAT = -4,   /* malformed file */
+    OMPF_EVERSION = -5,  /* file from a newer format version */
+    OMPF_ETRUNC = -6,    /* file cut short (salvaged part may be usable) */
+    OMPF_ECHECKSUM = -7, /* chunk checksum mismatch */
+    OMPF_ERANGE = -8,    /* out-of-range reference or absurd size */
+    OMPF_ENOTFOUND = -9, /* no such event/construct/key */
+    OMPF_EMISMATCH = -10,/* inputs that cannot be combined */
+    OMPF_EUNSUPP = -11,  /* not supported on this machine */
+    OMPF_EPERM = -12,    /* permission denied */
+    OMPF_EUSAGE = -13,   /* command-line misuse */
+};
+
+const char *ompf_strerror(int code);
+
+/* A detailed, user-facing error: names the file, the problem and a remedy. */
+typedef struct ompf_error {
+    int code;
+    char msg[1024];
+} ompf_error_t;
+
+/* Sets err (if non-NULL) with a printf-style message; returns code. */
+int ompf_error_set(ompf_error_t *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- values ----------------------------------------------------------- */
+
+/* Event values are IEEE-754 doubles: integer counts are exact up to 2^53,
+ * HEM estimates may be fractional or negative.  A missing value (not
+ * measured, or HEM with no running time) is a dedicated quiet NaN; never 0. */
+double ompf_missing(void);
+int ompf_is_missing(double v);
+#define OMPF_MISSING (ompf_missing())
+
+#define OMPF_NONE32 UINT32_MAX /* "no index" for uint32_t references */
+#define OMPF_NONE64 UINT64_MAX /* "no id" for uint64_t references */
+
+/* ---- enumerations ----------------------------------------------------- */
+
+typedef enum ompf_xu_kind {
+    OMPF_XU_TASK = 0,           /* explicit task instance */
+    OMPF_XU_LOOP_CHUNK = 1,     /* dynamic/guided/runtime loop chunk */
+    OMPF_XU_STATIC_CHUNKS = 2,  /* a thread's chunk set of a static loop */
+    OMPF_XU_TASKLOOP_CHUNK = 3, /* taskloop chunk task */
+    OMPF_XU_SECTION = 4,        /* a section as the runtime reports it */
+    OMPF_XU_OTHER = 5,
+    OMPF_XU_KIND_COUNT
+} ompf_xu_kind_t;
+
+typedef enum ompf_construct_kind {
+    OMPF_CK_UNKNOWN = 0,
+    OMPF_CK_PARALLEL,
+    OMPF_CK_TASK,
+    OMPF_CK_LOOP,
+    OMPF_CK_TASKLOOP,
+    OMPF_CK_SECTIONS,
+    OMPF_CK_SINGLE,
+    OMPF_CK_MASKED,
+    OMPF_CK_OTHER,
+    OMPF_CK_COUNT
+} ompf_construct_kind_t;
+
+typedef enum ompf_event_status {
+    OMPF_EV_COUNTED = 0,     /* counted for the whole run */
+    OMPF_EV_FAILED = 1,      /* could not be opened: see reason; values missing */
+    OMPF_EV_MULTIPLEXED = 2, /* time_running < time_enabled was seen */
+    OMPF_EV_ESTIMATED = 3,   /* HEM estimate (scaled); may be missing per XU */
+    OMPF_EV_STATUS_COUNT
+} ompf_event_status_t;
+
+/* Short lowercase names ("task", "loop-chunk", ...) and their inverse
+ * (return -1 when unknown). */
+const char *ompf_xu_kind_name(ompf_xu_kind_t k);
+int ompf_xu_kind_parse(const char *s);
+const char *ompf_construct_kind_name(ompf_construct_kind_t k);
+int ompf_construct_kind_parse(const char *s);
+const char *ompf_event_status_name(ompf_event_status_t s);
+int ompf_event_status_parse(const char *s);
+
+/* ---- records ---------------------------------------------------------- */
+
+/* An event: libpfm4 name plus the perf_event encoding used. */
+typedef struct ompf_event {
+    const char *name;   /* libpfm4 name, e.g. "perf::TASK-CLOCK" */
+    uint32_t pe_type;   /* perf_event_attr.type */
+    uint64_t config, config1, config2;
+    uint32_t pe_flags;  /* OMPF_PEF_* */
+    int32_t status;     /* ompf_event_status_t */
+    const char *reason; /* why failed/multiplexed; may be NULL */
+    int32_t source;     /* fused: index into sources of the run that
+                           provided the values; -1 otherwise */
+} ompf_event_t;
+
+#define OMPF_PEF_EXCLUDE_USER 0x1u
+#define OMPF_PEF_EXCLUDE_KERNEL 0x2u
+#define OMPF_PEF_EXCLUDE_HV 0x4u
+
+/* A construct: a pragma in the code, identified across runs by
+ * module (path + build-id) and module-relative offset of codeptr_ra. */
+typedef struct ompf_construct {
+    const char *module;   /* path of the ELF module; "" when unknown */
+    const char *build_id; /* hex GNU build-id; "" when unknown */
+    uint64_t offset;      /* codeptr_ra - module load base */
+    int32_t kind;         /* ompf_construct_kind_t */
+    const char *file;     /* source file, NULL until resolved */
+    int32_t line;         /* 0 until resolved */
+    const char *function; /* NULL until resolved */
+    const char *name;     /* stable display identity used as XU "type" in
+                             CSV: "file:line" if resolved, else
+                             "module+0xoffset"; never NULL after add */
+} ompf_construct_t;
+
+/* An execution unit. Times are ns relative to the run's start. */
+typedef struct ompf_xu {
+    uint64_t id;          /* unique within the profile */
+    uint32_t type;        /* index into the construct table */
+    uint32_t label;       /* index of its node in the label trie */
+    uint32_t thread;      /* index into the thread table (OS thread) */
+    uint32_t team_thread; /* omp_get_thread_num() in its team */
+    uint32_t team_size;
+    uint32_t parts;       /* parts it ran in (>= 1) */
+    int32_t cpu, core, numa; /* at start; -1 when unknown */
+    uint8_t kind;         /* ompf_xu_kind_t */
+    uint64_t start_ns, end_ns;
+    uint64_t iter_start, iter_count; /* chunks: first logical iteration and
+                                        count; tasks: 0, 0 */
+} ompf_xu_t;
+
+/* One OS thread of the run and its per-event totals. */
+typedef struct ompf_thread {
+    uint32_t index;  /* tool thread index; equals its position in the table */
+    int32_t os_tid;  /* -1 when unknown */
+    /* The following point at n_events values each (owned by the profile). */
+    double *total;   /* counter total over the thread's lifetime */
+    double *gap;     /* part not inside any XU (runtime, waits, serial) */
+    double *enabled_ns; /* time enabled / running per event (HEM, mux) */
+    double *running_ns;
+} ompf_thread_t;
+
+/* A source run of a fused profile. */
+typedef struct ompf_source {
+    uint64_t run_id;
+    const char *path; /* file it was read from */
+} ompf_source_t;
+
+/* ---- the profile object ---------------------------------------------- */
+
+typedef struct ompf_profile ompf_profile_t;
+
+int ompf_profile_create(ompf_profile_t **out);
+void ompf_profile_destroy(ompf_profile_t *p);
+
+/* Metadata: an ordered list of string key/value pairs.  Well-known keys
+ * (see docs/format.md): format_version, tool_version, program, argv
+ * (arguments joined by \x1f), hostname, cpu_model, kernel, omp_runtime,
+ * team_size, start_time, mode, role, pmu_slots, run_id, strategy,
+ * strategy_params, forced. */
+int ompf_meta_set(ompf_profile_t *p, const char *key, const char *value);
+const char *ompf_meta_get(const ompf_profile_t *p, const char *key); /*NULL*/
+size_t ompf_meta_count(const ompf_profile_t *p);
+int ompf_meta_at(const ompf_profile_t *p, size_t i, const char **key,
+                 const char **value);
+/* run id is a random 64-bit number, stored as "run_id" in hex. */
+uint64_t ompf_profile_run_id(const ompf_profile_t *p);
+int ompf_profile_set_run_id(ompf_profile_t *p, uint64_t id);
+
+/* Modes recorded in "mode". */
+#define OMPF_MODE_RUN "run"             /* one event set, whole run */
+#define OMPF_MODE_REFERENCE "reference" /* simultaneous reference run */
+#define OMPF_MODE_HEM "hem"             /* multiplexed, cumulative scaling */
+#define OMPF_MODE_HEM_DELTA "hem-delta" /* multiplexed, delta scaling */
+#define OMPF_MODE_FUSED "fused"         /* result of ompfuse combine */
+#define OMPF_MODE_IMPORTED "imported"   /* built from CSV */
+#define OMPF_MODE_TRUTH "truth"         /* simulator ground truth */
+
+/* Events.  Adding an event after XUs exist is an error (OMPF_EINVAL):
+ * declare events first.  Strings are copied. */
+int ompf_event_add(ompf_profile_t *p, const ompf_event_t *ev, uint32_t *idx);
+size_t ompf_event_count(const ompf_profile_t *p);
+const ompf_event_t *ompf_event_get(const ompf_profile_t *p, uint32_t idx);
+int ompf_event_find(const ompf_profile_t *p, const char *name); /* idx|-1 */
+int ompf_event_set_status(ompf_profile_t *p, uint32_t idx, int32_t status,
+                          const char *reason);
+int ompf_event_set_source(ompf_profile_t *p, uint32_t idx, int32_t source);
+
+/* Constructs.  Strings are copied; name is derived when NULL. */
+int ompf_construct_add(ompf_profile_t *p, const ompf_construct_t *c,
+                       uint32_t *idx);
+size_t ompf_construct_count(const ompf_profile_t *p);
+const ompf_construct_t *ompf_construct_get(const ompf_profile_t *p,
+                                           uint32_t idx);
+/* Finds a construct by its stable identity (module basename + build-id +
+ * offset, or name when both module and build-id are empty).  Returns the
+ * index or -1.  Used to match types across profiles. */
+int ompf_construct_find(const ompf_profile_t *p, const ompf_construct_t *key);
+/* Writes the cross-run identity string of a construct into buf. */
+int ompf_construct_key(const ompf_profile_t *p, uint32_t idx, char *buf,
+                       size_t len);
+int ompf_construct_set_source(ompf_profile_t *p, uint32_t idx,
+                              const char *file, int32_t line,
+                              const char *function);
+
+/* Label trie.  Node 0 is the root, label "0".  Every node adds one integer
+ * component to its parent's label; a trie node exists once per distinct
+ * (parent, component).  Labels compare component by component. */
+#define OMPF_LABEL_ROOT 0u
+/* Returns the child of parent with component comp, creating it if needed. */
+int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
+                     uint32_t *node);
+size_t ompf_label_count(const ompf_profile_t *p);
+uint32_t ompf_label_parent(const ompf_profile_t *p, uint32_t node);
+uint64_t ompf_label_component(const ompf_profile_t *p, uint32_t node);
+uint32_t ompf_label_depth(const ompf_profile_t *p, uint32_t node);
+/* Dotted form ("0.1.4198400.3"); returns its length (like snprintf). */
+size_t ompf_label_format(const ompf_profile_t *p, uint32_t node, char *buf,
+                         size_t len);
+/* Parses a dotted label and creates its nodes; "0" is the root. */
+int ompf_label_parse(ompf_profile_t *p, const char *s, uint32_t *node);
+/* Depth-first rank of every node (ancestor before descendants, children by
+ * ascending component): rank must hold ompf_label_count() entries. */
+int ompf_label_dfs_rank(const ompf_profile_t *p, uint32_t *rank);
+/* Compares two labels of possibly different profiles (<0, 0, >0). */
+int ompf_label_compare(const ompf_profile_t *a, uint32_t na,
+                       const ompf_profile_t *b, uint32_t nb);
+/* Lowest common ancestor of two nodes of the same profile. */
+uint32_t ompf_label_common(const ompf_profile_t *p, uint32_t a, uint32_t b);
+/* Copies the label of node na in profile a into profile p; *node receives
+ * the node in p. */
+int ompf_label_import(ompf_profile_t *p, const ompf_profile_t *a, uint32_t na,
+                      uint32_t *node);
+
+/* XUs.  values holds ompf_event_count() entries (NULL: all missing). */
+int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values);
+size_t ompf_xu_count(const ompf_profile_t *p);
+const ompf_xu_t *ompf_xu_get(const ompf_profile_t *p, size_t i);
+/* Row of ompf_event_count() values of XU i (writable). */
+double *ompf_xu_values(ompf_profile_t *p, size_t i);
+const double *ompf_xu_values_const(const ompf_profile_t *p, size_t i);
+/* Reserves room for n XUs (optional, for speed). */
+int ompf_xu_reserve(ompf_profile_t *p, size_t n);
+
+/* Threads.  A thread's arrays start as missing values. */
+int ompf_thread_add(ompf_profile_t *p, int32_t os_tid, uint32_t *idx);
+size_t ompf_thread_count(const ompf_profile_t *p);
+ompf_thread_t *ompf_thread_get(ompf_profile_t *p, uint32_t idx);
+const ompf_thread_t *ompf_thread_get_const(const ompf_profile_t *p,
+                                           uint32_t idx);
+
+/* Provenance of fused profiles.  Adding sources fixes the number of
+ * provenance columns; each XU then has one source-XU id per source
+ * (OMPF_NONE64 where that run contributed nothing). */
+int ompf_source_add(ompf_profile_t *p, const ompf_source_t *s, uint32_t *idx);
+size_t ompf_source_count(const ompf_profile_t *p);
+const ompf_source_t *ompf_source_get(const ompf_profile_t *p, uint32_t idx);
+uint64_t *ompf_xu_provenance(ompf_profile_t *p, size_t i);
+const uint64_t *ompf_xu_provenance_const(const ompf_profile_t *p, size_t i);
+
+/* Deep comparison for tests: 0 when equal; otherwise writes where they
+ * differ into err. */
+int ompf_profile_compare(const ompf_profile_t *a, const ompf_profile_t *b,
+                         ompf_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

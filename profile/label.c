@@ -1,0 +1,350 @@
+/* The label trie (SPEC §4): node 0 is the root "0"; every other node adds
+ * one integer component to its parent's label.  Depth-first order and
+ * common prefixes, which fusion needs, follow from the trie directly. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_internal.h"
+
+static uint64_t mix(uint64_t parent, uint64_t comp)
+{
+    /* splitmix64 finaliser over both keys: cheap and well spread. */
+    uint64_t x = comp ^ (parent * 0x9e3779b97f4a7c15ull);
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+static void hash_insert(ompf_profile_t *p, uint32_t node)
+{
+    size_t mask = p->hash_cap - 1;
+    size_t h = mix(p->lab_parent[node], p->lab_comp[node]) & mask;
+    while (p->lab_hash[h])
+        h = (h + 1) & mask;
+    p->lab_hash[h] = node + 1;
+}
+
+static int hash_resize(ompf_profile_t *p, size_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return OMPF_ENOMEM;
+    free(p->lab_hash);
+    p->lab_hash = t;
+    p->hash_cap = cap;
+    for (size_t i = 1; i < p->n_lab; i++) /* the root is never looked up */
+        hash_insert(p, (uint32_t)i);
+    return 0;
+}
+
+int ompf__label_init(ompf_profile_t *p)
+{
+    size_t c = 0;
+    if (ompf__grow((void **)&p->lab_parent, &c, 64, sizeof *p->lab_parent))
+        return OMPF_ENOMEM;
+    c = 0;
+    if (ompf__grow((void **)&p->lab_comp, &c, 64, sizeof *p->lab_comp))
+        goto fail;
+    c = 0;
+    if (ompf__grow((void **)&p->lab_depth, &c, 64, sizeof *p->lab_depth))
+        goto fail;
+    p->cap_lab = 64;
+    p->lab_parent[0] = OMPF_NONE32;
+    p->lab_comp[0] = 0;
+    p->lab_depth[0] = 0;
+    p->n_lab = 1;
+    if (hash_resize(p, 128))
+        goto fail;
+    return 0;
+fail:
+    ompf__label_free(p);
+    return OMPF_ENOMEM;
+}
+
+void ompf__label_free(ompf_profile_t *p)
+{
+    free(p->lab_parent);
+    free(p->lab_comp);
+    free(p->lab_depth);
+    free(p->lab_hash);
+    p->lab_parent = NULL;
+    p->lab_comp = NULL;
+    p->lab_depth = NULL;
+    p->lab_hash = NULL;
+    p->n_lab = p->cap_lab = p->hash_cap = 0;
+}
+
+int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
+                     uint32_t *node)
+{
+    if (!p || parent >= p->n_lab)
+        return OMPF_EINVAL;
+    size_t mask = p->hash_cap - 1;
+    size_t h = mix(parent, comp) & mask;
+    for (uint32_t v; (v = p->lab_hash[h]); h = (h + 1) & mask) {
+        if (p->lab_parent[v - 1] == parent && p->lab_comp[v - 1] == comp) {
+            if (node)
+                *node = v - 1;
+            return 0;
+        }
+    }
+    if (p->n_lab >= UINT32_MAX - 2)
+        return OMPF_ERANGE;
+    if (p->n_lab + 1 > p->cap_lab) {
+        size_t cap = p->cap_lab, c2 = p->cap_lab, c3 = p->cap_lab;
+        if (ompf__grow((void **)&p->lab_parent, &cap, p->n_lab + 1,
+                       sizeof *p->lab_parent) ||
+            ompf__grow((void **)&p->lab_comp, &c2, p->n_lab + 1,
+                       sizeof *p->lab_comp) ||
+            ompf__grow((void **)&p->lab_depth, &c3, p->n_lab + 1,
+                       sizeof *p->lab_depth))
+            return OMPF_ENOMEM;
+        p->cap_lab = cap;
+    }
+    uint32_t n = (uint32_t)p->n_lab++;
+    p->lab_parent[n] = parent;
+    p->lab_comp[n] = comp;
+    p->lab_depth[n] = p->lab_depth[parent] + 1;
+    if (2 * p->n_lab > p->hash_cap) {
+        if (hash_resize(p, p->hash_cap * 2)) {
+            p->n_lab--;
+            return OMPF_ENOMEM;
+        }
+    } else {
+        hash_insert(p, n);
+    }
+    if (node)
+        *node = n;
+    return 0;
+}
+
+size_t ompf_label_count(const ompf_profile_t *p)
+{
+    return p ? p->n_lab : 0;
+}
+
+uint32_t ompf_label_parent(const ompf_profile_t *p, uint32_t node)
+{
+    return (p && node < p->n_lab) ? p->lab_parent[node] : OMPF_NONE32;
+}
+
+uint64_t ompf_label_component(const ompf_profile_t *p, uint32_t node)
+{
+    return (p && node < p->n_lab) ? p->lab_comp[node] : 0;
+}
+
+uint32_t ompf_label_depth(const ompf_profile_t *p, uint32_t node)
+{
+    return (p && node < p->n_lab) ? p->lab_depth[node] : 0;
+}
+
+/* Components of node's label from the root down (excluding the root's 0);
+ * returns the count, using stack storage when small. */
+static size_t path_of(const ompf_profile_t *p, uint32_t node, uint64_t *small,
+                      size_t nsmall, uint64_t **out)
+{
+    size_t d = p->lab_depth[node];
+    uint64_t *buf = d <= nsmall ? small : malloc(d * sizeof *buf);
+    if (!buf) {
+        *out = NULL;
+        return 0;
+    }
+    for (size_t i = d; i > 0; i--) {
+        buf[i - 1] = p->lab_comp[node];
+        node = p->lab_parent[node];
+    }
+    *out = buf;
+    return d;
+}
+
+size_t ompf_label_format(const ompf_profile_t *p, uint32_t node, char *buf,
+                         size_t len)
+{
+    if (!p || node >= p->n_lab) {
+        if (buf && len)
+            buf[0] = 0;
+        return 0;
+    }
+    uint64_t small[64], *path;
+    size_t d = path_of(p, node, small, 64, &path);
+    if (!path) {
+        if (buf && len)
+            buf[0] = 0;
+        return 0;
+    }
+    size_t need = 1; /* "0" */
+    if (buf && len > 1) {
+        buf[0] = '0';
+        buf[1] = 0;
+    } else if (buf && len) {
+        buf[0] = 0;
+    }
+    for (size_t i = 0; i < d; i++) {
+        char tmp[24];
+        int n = 0;
+        uint64_t v = path[i];
+        char rev[21];
+        do {
+            rev[n++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        tmp[0] = '.';
+        for (int k = 0; k < n; k++)
+            tmp[1 + k] = rev[n - 1 - k];
+        size_t tl = (size_t)n + 1;
+        if (buf && need + tl < len) {
+            memcpy(buf + need, tmp, tl);
+            buf[need + tl] = 0;
+        } else if (buf && len) {
+            buf[need < len ? need : len - 1] = 0;
+        }
+        need += tl;
+    }
+    if (path != small)
+        free(path);
+    return need;
+}
+
+int ompf_label_parse(ompf_profile_t *p, const char *s, uint32_t *node)
+{
+    if (!p || !s || s[0] != '0' || (s[1] != 0 && s[1] != '.'))
+        return OMPF_EINVAL;
+    uint32_t cur = OMPF_LABEL_ROOT;
+    const char *q = s + 1;
+    while (*q) {
+        if (*q != '.' || q[1] < '0' || q[1] > '9')
+            return OMPF_EINVAL;
+        q++;
+        uint64_t v = 0;
+        while (*q >= '0' && *q <= '9') {
+            uint64_t d = (uint64_t)(*q - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                return OMPF_ERANGE;
+            v = v * 10 + d;
+            q++;
+        }
+        if (*q && *q != '.')
+            return OMPF_EINVAL;
+        int rc = ompf_label_child(p, cur, v, &cur);
+        if (rc)
+            return rc;
+    }
+    if (node)
+        *node = cur;
+    return 0;
+}
+
+static const ompf_profile_t *sort_ctx;
+
+static int cmp_by_comp(const void *a, const void *b)
+{
+    uint64_t x = sort_ctx->lab_comp[*(const uint32_t *)a];
+    uint64_t y = sort_ctx->lab_comp[*(const uint32_t *)b];
+    return (x > y) - (x < y);
+}
+
+int ompf_label_dfs_rank(const ompf_profile_t *p, uint32_t *rank)
+{
+    if (!p || !rank)
+        return OMPF_EINVAL;
+    size_t n = p->n_lab;
+    /* Children grouped by parent (counting sort), each group ordered by
+     * component, then an explicit-stack pre-order walk. */
+    uint32_t *start = calloc(n + 1, sizeof *start);
+    uint32_t *kids = malloc(n * sizeof *kids);
+    uint32_t *stack = malloc(n * sizeof *stack);
+    if (!start || !kids || !stack) {
+        free(start);
+        free(kids);
+        free(stack);
+        return OMPF_ENOMEM;
+    }
+    for (size_t i = 1; i < n; i++)
+        start[p->lab_parent[i] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    uint32_t *fill = stack; /* reuse as cursor array before the walk */
+    memcpy(fill, start, n * sizeof *fill);
+    for (size_t i = 1; i < n; i++)
+        kids[fill[p->lab_parent[i]]++] = (uint32_t)i;
+    sort_ctx = p;
+    for (size_t i = 0; i < n; i++)
+        if (start[i + 1] - start[i] > 1)
+            qsort(kids + start[i], start[i + 1] - start[i], sizeof *kids,
+                  cmp_by_comp);
+    size_t sp = 0, next = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t v = stack[--sp];
+        rank[v] = (uint32_t)next++;
+        /* Push children in reverse so the smallest component pops first. */
+        for (uint32_t k = start[v + 1]; k > start[v]; k--)
+            stack[sp++] = kids[k - 1];
+    }
+    free(start);
+    free(kids);
+    free(stack);
+    return 0;
+}
+
+int ompf_label_compare(const ompf_profile_t *a, uint32_t na,
+                       const ompf_profile_t *b, uint32_t nb)
+{
+    if (a == b && na == nb)
+        return 0;
+    uint64_t sa[64], sb[64], *pa, *pb;
+    size_t da = path_of(a, na, sa, 64, &pa);
+    size_t db = path_of(b, nb, sb, 64, &pb);
+    int r = 0;
+    if (pa && pb) {
+        size_t m = da < db ? da : db;
+        for (size_t i = 0; i < m && !r; i++)
+            r = (pa[i] > pb[i]) - (pa[i] < pb[i]);
+        if (!r)
+            r = (da > db) - (da < db);
+    }
+    if (pa && pa != sa)
+        free(pa);
+    if (pb && pb != sb)
+        free(pb);
+    return r;
+}
+
+uint32_t ompf_label_common(const ompf_profile_t *p, uint32_t a, uint32_t b)
+{
+    if (!p || a >= p->n_lab || b >= p->n_lab)
+        return OMPF_NONE32;
+    while (p->lab_depth[a] > p->lab_depth[b])
+        a = p->lab_parent[a];
+    while (p->lab_depth[b] > p->lab_depth[a])
+        b = p->lab_parent[b];
+    while (a != b) {
+        a = p->lab_parent[a];
+        b = p->lab_parent[b];
+    }
+    return a;
+}
+
+int ompf_label_import(ompf_profile_t *p, const ompf_profile_t *a, uint32_t na,
+                      uint32_t *node)
+{
+    if (!p || !a || na >= a->n_lab)
+        return OMPF_EINVAL;
+    uint64_t small[64], *path;
+    size_t d = path_of(a, na, small, 64, &path);
+    if (!path)
+        return OMPF_ENOMEM;
+    uint32_t cur = OMPF_LABEL_ROOT;
+    int rc = 0;
+    for (size_t i = 0; i < d && !rc; i++)
+        rc = ompf_label_child(p, cur, path[i], &cur);
+    if (path != small)
+        free(path);
+    if (!rc && node)
+        *node = cur;
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* Layout of ompf_profile, shared by the files of libompfprofile only. */
+#ifndef OMPF_PROFILE_INTERNAL_H
+#define OMPF_PROFILE_INTERNAL_H
+
+#include "ompfuse/profile.h"
+
+struct ompf_profile {
+    size_t n_meta, cap_meta;
+    char **meta_key, **meta_val;
+
+    size_t n_ev, cap_ev;
+    ompf_event_t *ev;
+
+    size_t n_con, cap_con;
+    ompf_construct_t *con;
+
+    /* Label trie, struct-of-arrays; a hash of (parent, component) finds a
+     * child in O(1). */
+    size_t n_lab, cap_lab;
+    uint32_t *lab_parent;
+    uint64_t *lab_comp;
+    uint32_t *lab_depth;
+    uint32_t *lab_hash; /* node index + 1; 0 = empty slot */
+    size_t hash_cap;    /* power of two */
+
+    size_t n_xu, cap_xu, cap_val, cap_prov;
+    ompf_xu_t *xu;
+    double *values; /* n_xu x n_ev, row-major */
+
+    size_t n_th, cap_th;
+    ompf_thread_t *th;
+
+    size_t n_src, cap_src;
+    ompf_source_t *src;
+    uint64_t *prov; /* n_xu x n_src */
+};
+
+char *ompf__strdup(const char *s);
+int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
+int ompf__label_init(ompf_profile_t *p);
+void ompf__label_free(ompf_profile_t *p);
+
+#endif
