@@ -1,11 +1,179 @@
-/* Placeholder until issue #3 lands: says so instead of pretending. */
+/* ompfuse combine: fuse profiles of one program (issue #3; fusion/). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "ompfuse/file.h"
+#include "ompfuse/fusion.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ompfuse combine --strategy S [--seed N] [--order auto|given]\n"
+            "                       [--force] [--strict] [-q] -o OUT IN IN...\n"
+            "\n"
+            "Fuses profiles of one program, each counting its own events, into one\n"
+            "profile in which every XU has a value for every event.\n"
+            "\n"
+            "  --strategy S   ctc | lgl | bc | bc-unlabeled | random\n"
+            "                 ctc: per type, pair XUs by start order\n"
+            "                 lgl: pair XUs with the same label\n"
+            "                 bc: pair XUs with similar counts of overlapping events\n"
+            "                     (label order inside a grid cell)\n"
+            "                 bc-unlabeled: bc with seeded random order in a cell\n"
+            "                 random: seeded random pairing per type (a control)\n"
+            "  --seed N       seed for random and bc-unlabeled (default 1)\n"
+            "  --order M      bc: auto (default) keeps the given order when each run\n"
+            "                 shares an event with the runs before it, else finds one;\n"
+            "                 given refuses an invalid order\n"
+            "  --force        combine despite different program, arguments, team size\n"
+            "                 or duplicated run ids (recorded in the result)\n"
+            "  --strict       refuse inputs recorded on different CPU models\n"
+            "  -q, --quiet    print nothing but errors\n"
+            "  -o, --output F fused profile to write\n"
+            "\n"
+            "An event counted by several runs takes its values from the first of\n"
+            "them (in the combination order).  Unmatched XUs are reported per type.\n");
+}
 
 int ompf_cmd_combine(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ompfuse combine: not available in this build yet (issue #3)\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"strategy", required_argument, NULL, 's'},
+        {"seed", required_argument, NULL, 'S'},
+        {"order", required_argument, NULL, 'O'},
+        {"force", no_argument, NULL, 'f'},
+        {"strict", no_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    ompf_fuse_opts_t o;
+    ompf_fuse_opts_init(&o);
+    const char *out_path = NULL;
+    int have_strategy = 0, quiet = 0;
+    optind = 1;
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":o:qh", longopts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 's':
+            o.strategy = ompf_fuse_strategy_parse(optarg);
+            if (o.strategy < 0) {
+                fprintf(stderr, "ompfuse combine: unknown strategy '%s' (use ctc, "
+                                "lgl, bc, bc-unlabeled or random)\n", optarg);
+                return 2;
+            }
+            have_strategy = 1;
+            break;
+        case 'S': {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 0);
+            if (errno || !*optarg || *end || optarg[0] == '-') {
+                fprintf(stderr, "ompfuse combine: --seed needs a non-negative "
+                                "integer, got '%s'\n", optarg);
+                return 2;
+            }
+            o.seed = v;
+            break;
+        }
+        case 'O':
+            if (!strcmp(optarg, "auto"))
+                o.order_given = 0;
+            else if (!strcmp(optarg, "given"))
+                o.order_given = 1;
+            else {
+                fprintf(stderr, "ompfuse combine: --order is auto or given, "
+                                "not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'f': o.force = 1; break;
+        case 't': o.strict = 1; break;
+        case 'q': quiet = 1; break;
+        case 'o': out_path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            fprintf(stderr, "ompfuse combine: option '%s' needs a value; see "
+                            "'ompfuse combine --help'\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "ompfuse combine: unknown option '%s'; see "
+                            "'ompfuse combine --help'\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (!have_strategy) {
+        fprintf(stderr, "ompfuse combine: --strategy is required (ctc, lgl, bc, "
+                        "bc-unlabeled or random); see 'ompfuse combine --help'\n");
+        return 2;
+    }
+    if (!out_path) {
+        fprintf(stderr, "ompfuse combine: -o OUT is required: the fused profile "
+                        "to write\n");
+        return 2;
+    }
+    size_t n = (size_t)(argc - optind);
+    if (n < 2) {
+        fprintf(stderr, "ompfuse combine: needs at least two profiles to fuse, "
+                        "got %zu\n", n);
+        return 2;
+    }
+    const char **paths = (const char **)(argv + optind);
+    ompf_profile_t **in = calloc(n, sizeof *in);
+    if (!in) {
+        fprintf(stderr, "ompfuse combine: out of memory\n");
+        return 1;
+    }
+    int ret = 2;
+    ompf_error_t err;
+    memset(&err, 0, sizeof err);
+    for (size_t i = 0; i < n; i++) {
+        ompf_read_info_t info;
+        memset(&info, 0, sizeof info);
+        int rc = ompf_profile_read(paths[i], &in[i], &info, &err);
+        if (rc == OMPF_ETRUNC) {
+            fprintf(stderr, "ompfuse combine: warning: %s is truncated (%s); "
+                            "using the %" PRIu64 " XUs that were salvaged\n",
+                    paths[i], info.note, info.xus_read);
+        } else if (rc) {
+            fprintf(stderr, "ompfuse combine: %s\n", err.msg);
+            goto out;
+        }
+    }
+    ompf_profile_t *fused = NULL;
+    ompf_fuse_report_t *rep = NULL;
+    int rc = ompf_fuse((const ompf_profile_t *const *)in, paths, n, &o, &fused,
+                       &rep, &err);
+    if (rc) {
+        fprintf(stderr, "ompfuse combine: %s\n", err.msg);
+        ret = (rc == OMPF_ENOMEM) ? 1 : 2;
+        ompf_fuse_report_destroy(rep);
+        goto out;
+    }
+    if (ompf_profile_write(fused, out_path, &err)) {
+        fprintf(stderr, "ompfuse combine: %s\n", err.msg);
+        ret = 1;
+    } else {
+        if (!quiet) {
+            ompf_fuse_report_print(rep, stdout);
+            printf("wrote %s\n", out_path);
+        }
+        ret = 0;
+    }
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(fused);
+out:
+    for (size_t i = 0; i < n; i++)
+        ompf_profile_destroy(in[i]);
+    free(in);
+    return ret;
 }

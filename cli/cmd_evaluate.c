@@ -1,11 +1,335 @@
-/* Placeholder until issue #4 lands: says so instead of pretending. */
+/* ompfuse evaluate: EPD and Correlation Error of profiles against reference
+ * runs (evaluate/, docs/evaluation.md). */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "ompfuse/evaluate.h"
+#include "ompfuse/file.h"
+
+#define PROG "ompfuse evaluate"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ompfuse evaluate --references REF... [--] [options] TARGET...\n"
+            "\n"
+            "Execution Profile Dissimilarity (EPD) of each TARGET profile (fused,\n"
+            "HEM, a single run) against reference runs in which events were counted\n"
+            "simultaneously.  Each reference covers the pairs of events it counted\n"
+            "(status 'counted'); a pair needs at least 2 such repeats.  Per pair:\n"
+            "calibrated TMD = median over repeats of the EMD between target and\n"
+            "repeat histograms / median EMD between repeats.  EPD = geometric mean\n"
+            "over pairs; 1.0 means as close as two reference runs are.\n"
+            "\n"
+            "  -r, --references REF...  reference profiles or directories of them\n"
+            "                       (*.ompf); takes every following argument up to\n"
+            "                       the next option or '--'; repeatable\n"
+            "  --bins N             intervals per event (default 10; +2 outer bins)\n"
+            "  --per-type           TMD per construct, combined by a geometric mean\n"
+            "                       weighted by reference XU counts\n"
+            "  --correlation-error  also Correlation Error (Spearman; in [0, 2])\n"
+            "  --csv OUT            one row per (target, pair): events, calibration,\n"
+            "                       uncalibrated TMD per repeat, TMD, left-out XUs,\n"
+            "                       Spearman of target and references ('-': stdout)\n"
+            "  --allow-partial      evaluate the pairs that can be, list the others\n"
+            "  --ignore-program     accept profiles whose program/argv differ\n"
+            "  --worst K            worst pairs shown per target (default 5)\n"
+            "  -j, --jobs N         threads (default: online CPUs)\n"
+            "  -q, --quiet          no progress line, no notes\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "TARGET may be NAME=PATH to name it; otherwise the name is the fused\n"
+            "strategy, the HEM mode, or the file name.  CSV files are imported.\n"
+            "Exit: 0 ok, 1 evaluation failed, 2 usage or input error.\n");
+}
+
+static int parse_uint(const char *opt, const char *v, unsigned lo,
+                      unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = v ? strtoul(v, &end, 10) : 0;
+    if (!v || errno || !*v || *end || v[0] == '-' || x < lo || x > hi) {
+        fprintf(stderr, PROG ": %s needs a whole number from %u to %u%s%s%s\n",
+                opt, lo, hi, v ? " (got '" : "", v ? v : "", v ? "')" : "");
+        return -1;
+    }
+    *out = (unsigned)x;
+    return 0;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": returns the value or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t l = strlen(name);
+    if (!strncmp(argv[*i], name, l) && argv[*i][l] == '=')
+        return argv[*i] + l + 1;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_opt(const char *a, const char *name)
+{
+    size_t l = strlen(name);
+    return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
+}
+
+static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
+                         unsigned worst, int ce)
+{
+    printf("%-20s ", r->target);
+    if (isnan(r->epd))
+        printf("%12s", "-");
+    else
+        printf("%12.4f", r->epd);
+    printf("  %5zu/%-5zu %10llu %6zu", r->pairs_evaluated, r->pairs_total,
+           (unsigned long long)r->left_out_max, r->calibration_floor_hits);
+    if (ce) {
+        if (isnan(r->correlation_error))
+            printf(" %10s", "-");
+        else
+            printf(" %10.4f", r->correlation_error);
+    }
+    putchar('\n');
+    size_t *idx = malloc((worst ? worst : 1) * sizeof *idx);
+    if (!idx)
+        return;
+    size_t n = ompf_eval_worst_pairs(r, idx, worst);
+    if (n) {
+        printf("  worst pairs:");
+        for (size_t k = 0; k < n; k++) {
+            ompf_eval_pair_info_t in;
+            ompf_eval_pair_info(ev, r->pairs[idx[k]].pair, &in);
+            printf("%s %s,%s %.3g", k ? ";" : "",
+                   ompf_eval_event_name(ev, in.ev[0]),
+                   ompf_eval_event_name(ev, in.ev[1]), r->pairs[idx[k]].tmd);
+        }
+        putchar('\n');
+    }
+    free(idx);
+    size_t skipped = 0;
+    for (size_t i = 0; i < r->pairs_total; i++)
+        if (!r->pairs[i].evaluated)
+            skipped++;
+    if (skipped) {
+        printf("  not evaluated (%zu):\n", skipped);
+        size_t shown = 0;
+        for (size_t i = 0; i < r->pairs_total; i++) {
+            if (r->pairs[i].evaluated)
+                continue;
+            if (++shown > 10) {
+                printf("    ... and %zu more (all are in --csv output)\n",
+                       skipped - 10);
+                break;
+            }
+            ompf_eval_pair_info_t in;
+            ompf_eval_pair_info(ev, i, &in);
+            printf("    %s,%s: %s\n", ompf_eval_event_name(ev, in.ev[0]),
+                   ompf_eval_event_name(ev, in.ev[1]),
+                   r->pairs[i].problem ? r->pairs[i].problem : "?");
+        }
+    }
+    for (size_t i = 0; i < r->pairs_total; i++)
+        for (size_t t = 0; t < r->pairs[i].ntypes; t++)
+            if (r->pairs[i].types[t].problem && r->pairs[i].evaluated) {
+                ompf_eval_pair_info_t in;
+                ompf_eval_pair_info(ev, i, &in);
+                printf("    %s,%s type %s left out: %s\n",
+                       ompf_eval_event_name(ev, in.ev[0]),
+                       ompf_eval_event_name(ev, in.ev[1]),
+                       r->pairs[i].types[t].type,
+                       r->pairs[i].types[t].problem);
+            }
+}
 
 int ompf_cmd_evaluate(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ompfuse evaluate: not available in this build yet (issue #4)\n");
-    return 2;
+    ompf_eval_opts_t o;
+    ompf_eval_opts_default(&o);
+    const char **refs = calloc((size_t)argc + 1, sizeof *refs);
+    const char **targets = calloc((size_t)argc + 1, sizeof *targets);
+    size_t nrefs = 0, ntargets = 0;
+    const char *csv = NULL;
+    unsigned worst = 5;
+    int quiet = 0, in_refs = 0, status = 2;
+    ompf_inputs_t rin = {0}, tin = {0};
+    ompf_eval_t *ev = NULL;
+    ompf_outfile_t *of = NULL;
+    const ompf_profile_t **rp = NULL; /* kept by the evaluation */
+    if (!refs || !targets) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto out;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (in_refs && a[0] != '-') {
+            refs[nrefs++] = a;
+            continue;
+        }
+        in_refs = 0;
+        if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++)
+                targets[ntargets++] = argv[i];
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            status = 0;
+            goto out;
+        } else if (!strcmp(a, "-r") || !strcmp(a, "--references")) {
+            in_refs = 1;
+        } else if (!strncmp(a, "--references=", 13)) {
+            refs[nrefs++] = a + 13;
+        } else if (is_opt(a, "--bins")) {
+            if (parse_uint("--bins", opt_value(argc, argv, &i, "--bins"), 1,
+                           1000, &o.bins))
+                goto out;
+        } else if (!strcmp(a, "--per-type")) {
+            o.per_type = 1;
+        } else if (!strcmp(a, "--correlation-error")) {
+            o.correlation_error = 1;
+        } else if (!strcmp(a, "--allow-partial")) {
+            o.allow_partial = 1;
+        } else if (!strcmp(a, "--ignore-program")) {
+            o.check_program = 0;
+        } else if (is_opt(a, "--csv")) {
+            if (!(csv = opt_value(argc, argv, &i, "--csv"))) {
+                fprintf(stderr, PROG ": --csv needs a file name\n");
+                goto out;
+            }
+        } else if (is_opt(a, "--worst")) {
+            if (parse_uint("--worst", opt_value(argc, argv, &i, "--worst"), 0,
+                           100000, &worst))
+                goto out;
+        } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+            const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
+                                        : opt_value(argc, argv, &i, "--jobs");
+            if (parse_uint("--jobs", v, 1, 1024, &o.threads))
+                goto out;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, PROG ": unknown option '%s'; see 'ompfuse evaluate "
+                            "--help'\n", a);
+            goto out;
+        } else {
+            targets[ntargets++] = a;
+        }
+    }
+    if (!nrefs) {
+        fprintf(stderr, PROG ": no reference profiles: give them with "
+                        "--references REF... (see --help)\n");
+        goto out;
+    }
+    if (!ntargets) {
+        fprintf(stderr, PROG ": no target profile given (--references takes "
+                        "every following argument up to the next option; end "
+                        "the list with '--' before the targets)\n");
+        goto out;
+    }
+    o.progress = !quiet && isatty(STDERR_FILENO);
+    ompf_error_t err = {0};
+    for (size_t i = 0; i < nrefs; i++)
+        if (ompf_inputs_add(&rin, refs[i], 0, PROG, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            goto out;
+        }
+    for (size_t i = 0; i < ntargets; i++)
+        if (ompf_inputs_add(&tin, targets[i], 1, PROG, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            goto out;
+        }
+    if (ompf_inputs_name(&tin)) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto out;
+    }
+    {
+        rp = calloc(rin.n, sizeof *rp);
+        const char **rn = calloc(rin.n, sizeof *rn);
+        if (!rp || !rn) {
+            free(rn);
+            fprintf(stderr, PROG ": out of memory\n");
+            goto out;
+        }
+        for (size_t i = 0; i < rin.n; i++) {
+            rp[i] = rin.v[i].profile;
+            rn[i] = rin.v[i].path;
+        }
+        int rc = ompf_eval_create(rp, rn, rin.n, &o, &ev, &err);
+        free(rn);
+        if (rc) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            status = rc == OMPF_ENOMEM ? 1 : 2;
+            goto out;
+        }
+    }
+    size_t np = ompf_eval_pair_count(ev), bad = 0;
+    for (size_t i = 0; i < np; i++) {
+        ompf_eval_pair_info_t in;
+        ompf_eval_pair_info(ev, i, &in);
+        bad += in.problem != NULL;
+    }
+    printf("references: %zu profile%s, %zu events, %zu pairs", rin.n,
+           rin.n == 1 ? "" : "s", ompf_eval_event_count(ev), np);
+    if (bad)
+        printf(" (%zu cannot be evaluated)", bad);
+    printf(", %u intervals per event%s\n", o.bins ? o.bins : 10,
+           o.per_type ? ", per type" : "");
+    if (bad && !quiet && ompf_eval_reference_notes(ev))
+        printf("reference notes:\n%s", ompf_eval_reference_notes(ev));
+    printf("%-20s %12s  %11s %10s %6s%s\n", "target", "EPD", "pairs",
+           "left-out", "floor", o.correlation_error ? "         CE" : "");
+    FILE *cf = NULL;
+    if (csv) {
+        if (ompf_outfile_open(csv, &of, &cf, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            goto out;
+        }
+        ompf_eval_csv_header(ev, cf);
+    }
+    status = 0;
+    for (size_t t = 0; t < tin.n; t++) {
+        ompf_eval_result_t *r = NULL;
+        int rc = ompf_eval_target(ev, tin.v[t].profile, tin.v[t].name, &r,
+                                  &err);
+        if (rc) {
+            fprintf(stderr, PROG ": %s (file %s)\n", err.msg, tin.v[t].path);
+            status = rc == OMPF_EMISMATCH || rc == OMPF_EINVAL ? 2 : 1;
+            continue;
+        }
+        print_result(ev, r, worst, o.correlation_error);
+        if (cf && ompf_eval_csv_rows(ev, r, cf)) {
+            fprintf(stderr, PROG ": writing %s failed\n", csv);
+            status = 1;
+        }
+        ompf_eval_result_free(r);
+        fflush(stdout);
+    }
+    if (of) {
+        /* Complete rows of the targets that could be evaluated. */
+        if (ompf_outfile_commit(of, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            status = 1;
+        } else if (status) {
+            fprintf(stderr, PROG ": %s holds only the targets evaluated\n",
+                    csv);
+        }
+        of = NULL;
+    }
+out:
+    if (of)
+        ompf_outfile_abort(of);
+    ompf_eval_destroy(ev);
+    free((void *)rp);
+    ompf_inputs_free(&rin);
+    ompf_inputs_free(&tin);
+    free(refs);
+    free(targets);
+    return status;
 }

@@ -1,11 +1,99 @@
-/* Placeholder until issue #2 lands: says so instead of pretending. */
+/* ompfuse import: CSV (as written by 'ompfuse export --csv') to profile. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "ompfuse/csv.h"
+#include "ompfuse/file.h"
+#include "ompfuse/profile.h"
+
+static void import_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ompfuse import --csv IN -o OUT [--program NAME] [--threads N]\n"
+            "\n"
+            "Builds a profile from a CSV with the columns\n"
+            "  xu,type,kind,label,thread,cpu,start_ns,end_ns,<one column per event>\n"
+            "A type 'file:line' becomes a resolved construct, 'module+0xHEX' a module\n"
+            "offset; labels are dotted (0.1.4); an empty cell is a missing value.\n"
+            "'ompfuse export --csv' of the result reproduces the CSV's data exactly.\n"
+            "IN may be '-' for standard input.\n"
+            "\n"
+            "  --csv IN         the CSV file to read\n"
+            "  -o, --output OUT the profile to write\n"
+            "  --program NAME   program name to record (default: IN)\n"
+            "  --threads N      team size to record (default: 1 + largest thread)\n"
+            "  -h, --help       this help\n");
+}
 
 int ompf_cmd_import(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ompfuse import: not available in this build yet (issue #2)\n");
-    return 2;
+    const char *in = NULL, *out = NULL;
+    ompf_csv_import_opts_t opts = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            import_usage(stdout);
+            return 0;
+        }
+        const char **dst = NULL;
+        const char *threads = NULL;
+        if (!strcmp(a, "--csv"))
+            dst = &in;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            dst = &out;
+        else if (!strcmp(a, "--program"))
+            dst = &opts.program;
+        else if (!strcmp(a, "--threads"))
+            dst = &threads;
+        else {
+            fprintf(stderr, "ompfuse import: %s '%s'; see 'ompfuse import --help'\n",
+                    a[0] == '-' ? "unknown option" : "unexpected argument", a);
+            return 2;
+        }
+        if (++i >= argc) {
+            fprintf(stderr, "ompfuse import: %s needs a value\n", a);
+            return 2;
+        }
+        *dst = argv[i];
+        if (threads) {
+            char *e;
+            errno = 0;
+            unsigned long n = strtoul(threads, &e, 10);
+            if (*e || errno || n == 0 || n > 1u << 20 || threads[0] == '-') {
+                fprintf(stderr, "ompfuse import: --threads needs a positive count, not '%s'\n",
+                        threads);
+                return 2;
+            }
+            opts.threads = (uint32_t)n;
+        }
+    }
+    if (!in || !out) {
+        fprintf(stderr, "ompfuse import: %s; usage: ompfuse import --csv IN -o OUT\n",
+                !in ? "no input (--csv IN)" : "no output (-o OUT)");
+        return 2;
+    }
+    FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
+    if (!f) {
+        fprintf(stderr, "ompfuse import: %s: cannot open: %s\n", in, strerror(errno));
+        return 2;
+    }
+    ompf_profile_t *p = NULL;
+    ompf_error_t err = {0};
+    int rc = ompf_csv_import(f, strcmp(in, "-") ? in : "(stdin)", &opts, &p, &err);
+    if (f != stdin)
+        fclose(f);
+    if (rc) {
+        fprintf(stderr, "ompfuse import: %s\n", err.msg);
+        return rc == OMPF_ENOMEM || rc == OMPF_EIO ? 1 : 2;
+    }
+    rc = ompf_profile_write(p, out, &err);
+    ompf_profile_destroy(p);
+    if (rc) {
+        fprintf(stderr, "ompfuse import: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
 }

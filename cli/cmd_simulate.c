@@ -1,11 +1,405 @@
-/* Placeholder until issue #6 lands: says so instead of pretending. */
+/* ompfuse simulate: synthetic profiles with a known ground truth
+ * (docs/simulator.md). */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "ompfuse/file.h"
+#include "ompfuse/simulate.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ompfuse simulate --model FILE|builtin:NAME (--runs PLAN | --plan-auto SLOTS)\n"
+            "                        -o DIR [--seed N] [--set KEY=VALUE]...\n"
+            "       ompfuse simulate --list-models\n"
+            "       ompfuse simulate --show-model FILE|builtin:NAME [--set KEY=VALUE]...\n"
+            "       ompfuse simulate --score TRUTH PROFILE...\n"
+            "\n"
+            "Writes the profiles a campaign would record for a synthetic program (one file\n"
+            "per run: <group|role>-NNN.ompf), truth.ompf with every event of every XU of\n"
+            "every run, plan.txt, model.txt and runs.tsv (one line per run).\n"
+            "\n"
+            "  --model SPEC         model file (key = value lines) or builtin:zero|low|high\n"
+            "  --runs PLAN          plan file: '<role> <repeat> <events>' lines, roles run,\n"
+            "                       reference, hem, hem-delta; events comma-separated or 'all'\n"
+            "  --plan-auto SLOTS    generate LGL, BC-chain, reference and HEM runs instead\n"
+            "  --ref-repeats R      repeats of each reference set with --plan-auto (default 3)\n"
+            "  --hem-repeats R      repeats of the hem and hem-delta runs (default 1, 0: none)\n"
+            "  -o, --output DIR     output directory (created if missing)\n"
+            "  --seed N             seed of the run-to-run randomness (default 1)\n"
+            "  --set KEY=VALUE      override a model parameter (repeatable)\n"
+            "  --no-truth           do not write truth.ompf\n"
+            "  --truth-skip-references  leave reference runs out of the truth (smaller)\n"
+            "  --score TRUTH P...   per-XU error of profiles (fused or simulated runs)\n"
+            "  -q, --quiet          no progress on stderr\n"
+            "  -h, --help           this text\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) && errno != EEXIST)
+                return -1;
+            buf[i] = c;
+        }
+    }
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+typedef struct kv {
+    char *key, *value;
+} kv_t;
+
+static int apply_sets(ompf_sim_model_t *m, kv_t *sets, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ompf_error_t err = {0, ""};
+        if (ompf_sim_model_set(m, sets[i].key, sets[i].value, &err)) {
+            fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int cmd_score(int argc, char **argv, int i)
+{
+    if (argc - i < 2) {
+        fprintf(stderr, "ompfuse simulate: --score needs TRUTH and at least one PROFILE\n");
+        return 2;
+    }
+    ompf_error_t err = {0, ""};
+    ompf_profile_t *truth = NULL;
+    int rc = ompf_profile_read(argv[i], &truth, NULL, &err);
+    if (rc) {
+        if (rc == OMPF_ETRUNC)
+            ompf_profile_destroy(truth);
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        return 2;
+    }
+    printf("%-32s %8s %8s %9s %8s %6s %10s %10s %10s\n", "profile", "xus", "scored",
+           "unmatched", "missing", "events", "median", "mean", "p90");
+    int status = 0;
+    for (int j = i + 1; j < argc; j++) {
+        ompf_profile_t *p = NULL;
+        ompf_sim_score_t sc;
+        err.code = 0;
+        rc = ompf_profile_read(argv[j], &p, NULL, &err);
+        if (rc) {
+            if (rc == OMPF_ETRUNC)
+                ompf_profile_destroy(p);
+            fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+            status = 2;
+            continue;
+        }
+        rc = ompf_sim_score(p, truth, &sc, &err);
+        ompf_profile_destroy(p);
+        if (rc) {
+            fprintf(stderr, "ompfuse simulate: %s: %s\n", argv[j], err.msg);
+            status = 2;
+            continue;
+        }
+        printf("%-32s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %6u %10.4g %10.4g %10.4g\n",
+               argv[j], sc.xus, sc.scored, sc.unmatched, sc.missing, sc.events, sc.median,
+               sc.mean, sc.p90);
+    }
+    ompf_profile_destroy(truth);
+    return status;
+}
+
+static int write_text(const char *path, const ompf_sim_model_t *m, const ompf_sim_plan_t *plan)
+{
+    ompf_error_t err = {0, ""};
+    ompf_outfile_t *o;
+    FILE *f;
+    if (ompf_outfile_open(path, &o, &f, &err)) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        return 1;
+    }
+    int rc = plan ? ompf_sim_plan_write(plan, m, f) : ompf_sim_model_write(m, f);
+    if (rc) {
+        ompf_outfile_abort(o);
+        fprintf(stderr, "ompfuse simulate: %s: cannot write\n", path);
+        return 1;
+    }
+    if (ompf_outfile_commit(o, &err)) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
 
 int ompf_cmd_simulate(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ompfuse simulate: not available in this build yet (issue #6)\n");
-    return 2;
+    const char *model_spec = NULL, *plan_path = NULL, *outdir = NULL, *show = NULL;
+    uint64_t seed = 1, slots = 0, ref_repeats = 3, hem_repeats = 1;
+    int no_truth = 0, skip_refs = 0, quiet = !isatty(2), list = 0;
+    kv_t sets[256];
+    int n_sets = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--score")) {
+            for (int k = 0; k < n_sets; k++)
+                free(sets[k].key);
+            return cmd_score(argc, argv, i + 1);
+        } else if (!strcmp(a, "--list-models")) {
+            list = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--no-truth")) {
+            no_truth = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--truth-skip-references")) {
+            skip_refs = 1;
+            takes = 0;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            takes = 0;
+        } else if (!v) {
+            if (!strcmp(a, "--model") || !strcmp(a, "--runs") || !strcmp(a, "-o") ||
+                !strcmp(a, "--output") || !strcmp(a, "--seed") || !strcmp(a, "--set") ||
+                !strcmp(a, "--plan-auto") || !strcmp(a, "--ref-repeats") ||
+                !strcmp(a, "--hem-repeats") || !strcmp(a, "--show-model"))
+                fprintf(stderr, "ompfuse simulate: %s needs a value; see --help\n", a);
+            else
+                fprintf(stderr, "ompfuse simulate: unknown option '%s'; see --help\n", a);
+            return 2;
+        } else if (!strcmp(a, "--model")) {
+            model_spec = v;
+        } else if (!strcmp(a, "--show-model")) {
+            show = v;
+        } else if (!strcmp(a, "--runs")) {
+            plan_path = v;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            outdir = v;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(v, &seed)) {
+                fprintf(stderr, "ompfuse simulate: --seed '%s' is not a non-negative integer\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--plan-auto") || !strcmp(a, "--ref-repeats") ||
+                   !strcmp(a, "--hem-repeats")) {
+            uint64_t x;
+            if (parse_u64(v, &x) || x > 100000) {
+                fprintf(stderr, "ompfuse simulate: %s '%s' is not an integer from 0 to 100000\n", a, v);
+                return 2;
+            }
+            *(!strcmp(a, "--plan-auto") ? &slots : !strcmp(a, "--ref-repeats") ? &ref_repeats
+                                                                                 : &hem_repeats) = x;
+        } else if (!strcmp(a, "--set")) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || n_sets == 256) {
+                fprintf(stderr, "ompfuse simulate: --set '%s': expected KEY=VALUE\n", v);
+                return 2;
+            }
+            sets[n_sets].key = strndup(v, (size_t)(eq - v));
+            sets[n_sets].value = (char *)eq + 1;
+            if (!sets[n_sets].key) {
+                fprintf(stderr, "ompfuse simulate: out of memory\n");
+                return 1;
+            }
+            n_sets++;
+        } else {
+            fprintf(stderr, "ompfuse simulate: unknown option '%s'; see --help\n", a);
+            return 2;
+        }
+        i += takes;
+    }
+    int status = 0;
+    ompf_sim_model_t *m = NULL;
+    ompf_sim_plan_t *plan = NULL;
+    ompf_sim_t *sim = NULL;
+    ompf_profile_t *truth = NULL;
+    FILE *tsv = NULL;
+    ompf_outfile_t *tsv_o = NULL;
+    ompf_error_t err = {0, ""};
+    if (list) {
+        for (const char *const *n = ompf_sim_builtin_names(); *n; n++)
+            printf("builtin:%-6s %s\n", *n, ompf_sim_builtin_summary(*n));
+        goto done;
+    }
+    if (show) {
+        if (ompf_sim_model_load(show, &m, &err)) {
+            fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+            status = 2;
+        } else if (!(status = apply_sets(m, sets, n_sets))) {
+            ompf_sim_model_write(m, stdout);
+            printf("# events:\n");
+            for (uint32_t e = 0; e < ompf_sim_model_event_count(m); e++) {
+                char nm[80];
+                ompf_sim_event_name(m, e, nm, sizeof nm);
+                printf("#   ev%-3u %s\n", e, nm);
+            }
+        }
+        goto done;
+    }
+    if (!model_spec || !outdir || (!plan_path == !slots)) {
+        fprintf(stderr, "ompfuse simulate: need --model, -o DIR and one of --runs PLAN or "
+                        "--plan-auto SLOTS; see --help\n");
+        status = 2;
+        goto done;
+    }
+    if (ompf_sim_model_load(model_spec, &m, &err)) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        status = 2;
+        goto done;
+    }
+    if ((status = apply_sets(m, sets, n_sets)))
+        goto done;
+    if (plan_path ? ompf_sim_plan_load(plan_path, m, &plan, &err)
+                  : ompf_sim_plan_auto(m, (uint32_t)slots, (uint32_t)ref_repeats,
+                                       (uint32_t)hem_repeats, &plan, &err)) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        status = 2;
+        goto done;
+    }
+    if (mkdir_p(outdir)) {
+        fprintf(stderr, "ompfuse simulate: cannot create output directory '%s': %s\n", outdir,
+                strerror(errno));
+        status = 2;
+        goto done;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/model.txt", outdir);
+    if ((status = write_text(path, m, NULL)))
+        goto done;
+    snprintf(path, sizeof path, "%s/plan.txt", outdir);
+    if ((status = write_text(path, m, plan)))
+        goto done;
+    if (ompf_sim_create(m, seed, &sim, &err) ||
+        (!no_truth && ompf_sim_truth_create(sim, &truth, &err))) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        status = 1;
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/runs.tsv", outdir);
+    if (ompf_outfile_open(path, &tsv_o, &tsv, &err)) {
+        fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+        status = 1;
+        goto done;
+    }
+    fprintf(tsv, "file\trun_no\trole\tgroup\tline\trepeat\trun_id\tevents\n");
+    uint32_t run_no = 0, counters[64] = {0};
+    char prefixes[64][40];
+    size_t n_prefix = 0, total_runs = ompf_sim_plan_runs(plan);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t li = 0; li < ompf_sim_plan_count(plan) && !status; li++) {
+        const ompf_sim_plan_line_t *ln = ompf_sim_plan_get(plan, li);
+        const char *prefix = ln->group[0] ? ln->group : ompf_sim_role_name(ln->role);
+        char pre[40];
+        /* hem and hem-delta in one group keep distinct names. */
+        if (ln->group[0] && (ln->role == OMPF_SIM_HEM_DELTA) && strcmp(ln->group, "hem-delta"))
+            snprintf(pre, sizeof pre, "%s-delta", prefix);
+        else
+            snprintf(pre, sizeof pre, "%s", prefix);
+        size_t pi = 0;
+        while (pi < n_prefix && strcmp(prefixes[pi], pre))
+            pi++;
+        if (pi == n_prefix) {
+            if (n_prefix == 64)
+                pi = 63;
+            else
+                snprintf(prefixes[n_prefix++], sizeof prefixes[0], "%s", pre);
+        }
+        for (uint32_t r = 0; r < ln->repeat && !status; r++, run_no++) {
+            ompf_profile_t *p = NULL;
+            int to_truth = truth && !(skip_refs && ln->role == OMPF_SIM_REFERENCE);
+            char file[128];
+            snprintf(file, sizeof file, "%s-%03u.ompf", pre, ++counters[pi]);
+            if (ompf_sim_execute(sim, run_no, ln->role, ln->events, ln->n_events, &p,
+                                 to_truth ? truth : NULL, &err)) {
+                fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+                status = 1;
+                break;
+            }
+            if (to_truth)
+                ompf_sim_truth_set_file(truth, file);
+            snprintf(path, sizeof path, "%s/%s", outdir, file);
+            if (ompf_profile_write(p, path, &err)) {
+                fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+                ompf_profile_destroy(p);
+                status = 1;
+                break;
+            }
+            fprintf(tsv, "%s\t%u\t%s\t%s\t%zu\t%u\t%016" PRIx64 "\t", file, run_no,
+                    ompf_sim_role_name(ln->role), ln->group, li + 1, r + 1,
+                    ompf_profile_run_id(p));
+            for (uint32_t e = 0; e < ln->n_events; e++) {
+                char nm[80];
+                ompf_sim_event_name(m, ln->events[e], nm, sizeof nm);
+                fprintf(tsv, "%s%s", e ? "," : "", nm);
+            }
+            fputc('\n', tsv);
+            ompf_profile_destroy(p);
+            if (!quiet)
+                fprintf(stderr, "\rompfuse simulate: %u/%zu runs", run_no + 1, total_runs);
+        }
+    }
+    if (!quiet)
+        fputc('\n', stderr);
+    if (!status && truth) {
+        snprintf(path, sizeof path, "%s/truth.ompf", outdir);
+        if (ompf_profile_write(truth, path, &err)) {
+            fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+            status = 1;
+        }
+    }
+    if (!status) {
+        if (ompf_outfile_commit(tsv_o, &err)) {
+            fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
+            status = 1;
+        }
+        tsv_o = NULL;
+    }
+    if (!status && !quiet) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        fprintf(stderr, "ompfuse simulate: %zu runs of %u XUs written to %s in %.2f s\n",
+                total_runs, ompf_sim_model_xu_count(m), outdir,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
+done:
+    if (tsv_o)
+        ompf_outfile_abort(tsv_o);
+    ompf_profile_destroy(truth);
+    ompf_sim_destroy(sim);
+    ompf_sim_plan_destroy(plan);
+    ompf_sim_model_destroy(m);
+    for (int i = 0; i < n_sets; i++)
+        free(sets[i].key);
+    return status;
 }

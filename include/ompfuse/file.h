@@ -22,8 +22,8 @@ extern "C" {
 #define OMPF_FORMAT_VERSION 1u
 
 typedef struct ompf_read_info {
-    int truncated;        /* 1 when the END chunk was missing or a chunk
-                             was damaged and reading stopped there */
+    int truncated;        /* 1 when the file ends before its END chunk (a
+                             damaged chunk is an error, not truncation) */
     uint64_t xus_read;    /* XUs in the returned profile */
     uint64_t xus_dropped; /* XUs dropped because they referred to records
                              lost in truncation */
@@ -95,6 +95,15 @@ int ompf_writer_finish(ompf_writer_t *w, const ompf_profile_t *trailer,
                        ompf_error_t *err);
 /* Frees the writer and its streams, removes the temporary file. */
 void ompf_writer_abort(ompf_writer_t *w);
+
+/* ---- source resolution ---------------------------------------------------
+ * Fills file, line and function of every construct that has none yet and
+ * whose module exists on this machine, by running
+ * `addr2line -e MODULE -f -C` on offset - 1 (the call's return address
+ * minus one lies in the pragma's line).  Constructs addr2line cannot place
+ * stay unresolved.  Returns how many constructs were resolved, or a
+ * negative OMPF_E* code. */
+int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err);
 
 /* ---- output files written atomically -------------------------------------
  * For every other output (CSV, HTML, plans): written to a temporary name in

@@ -1,0 +1,236 @@
+/* Input profiles of evaluate/report: files, directories of *.ompf, CSV
+ * files (imported), NAME=PATH, and display names for targets. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ompfuse/csv.h"
+#include "ompfuse/evaluate.h"
+#include "ompfuse/file.h"
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int load_one(ompf_inputs_t *in, const char *path, const char *name,
+                    const char *prog, ompf_error_t *err)
+{
+    ompf_profile_t *p = NULL;
+    int rc;
+    if (ends_with(path, ".csv")) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return ompf_error_set(err, OMPF_EIO, "cannot open %s: %s", path,
+                                  strerror(errno));
+        /* A CSV does not say which program it came from: "" (unknown)
+         * passes the program check. */
+        ompf_csv_import_opts_t o = {.program = "", .threads = 0};
+        rc = ompf_csv_import(f, path, &o, &p, err);
+        fclose(f);
+        if (rc)
+            return rc;
+    } else {
+        ompf_read_info_t info;
+        rc = ompf_profile_read(path, &p, &info, err);
+        if (rc == OMPF_ETRUNC) {
+            fprintf(stderr, "%s: warning: %s (using the salvaged part)\n",
+                    prog, err->msg);
+        } else if (rc) {
+            return rc;
+        }
+    }
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? 2 * in->cap : 8;
+        ompf_input_t *v = realloc(in->v, cap * sizeof *v);
+        if (!v) {
+            ompf_profile_destroy(p);
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        }
+        in->v = v;
+        in->cap = cap;
+    }
+    ompf_input_t *e = &in->v[in->n];
+    memset(e, 0, sizeof *e);
+    e->path = dupstr(path);
+    e->name = name ? dupstr(name) : NULL;
+    e->profile = p;
+    if (!e->path || (name && !e->name)) {
+        free(e->path);
+        free(e->name);
+        ompf_profile_destroy(p);
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    }
+    in->n++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ompf_inputs_add(ompf_inputs_t *in, const char *arg, int allow_name,
+                    const char *prog, ompf_error_t *err)
+{
+    const char *path = arg;
+    char *name = NULL;
+    struct stat st;
+    /* NAME=PATH, unless the whole argument is an existing file */
+    const char *eq = allow_name ? strchr(arg, '=') : NULL;
+    if (eq && eq != arg && stat(arg, &st) != 0) {
+        name = malloc((size_t)(eq - arg) + 1);
+        if (!name)
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        path = eq + 1;
+    }
+    if (stat(path, &st) != 0) {
+        int rc = ompf_error_set(err, OMPF_EIO,
+                                "cannot read %s: %s; give profile files "
+                                "(.ompf), CSV files or directories of "
+                                "profiles",
+                                path, strerror(errno));
+        free(name);
+        return rc;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        int rc = load_one(in, path, name, prog, err);
+        free(name);
+        return rc;
+    }
+    /* A directory: its *.ompf files in name order. */
+    DIR *d = opendir(path);
+    if (!d) {
+        free(name);
+        return ompf_error_set(err, OMPF_EIO, "cannot open directory %s: %s",
+                              path, strerror(errno));
+    }
+    char **files = NULL;
+    size_t nf = 0, cap = 0;
+    struct dirent *de;
+    int rc = 0;
+    while ((de = readdir(d))) {
+        if (!ends_with(de->d_name, ".ompf"))
+            continue;
+        if (nf == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nfz = realloc(files, cap * sizeof *nfz);
+            if (!nfz) {
+                rc = OMPF_ENOMEM;
+                break;
+            }
+            files = nfz;
+        }
+        size_t l = strlen(path) + strlen(de->d_name) + 2;
+        files[nf] = malloc(l);
+        if (!files[nf]) {
+            rc = OMPF_ENOMEM;
+            break;
+        }
+        snprintf(files[nf], l, "%s/%s", path, de->d_name);
+        nf++;
+    }
+    closedir(d);
+    if (!rc && nf == 0)
+        rc = ompf_error_set(err, OMPF_EIO,
+                            "directory %s holds no .ompf profile", path);
+    else if (rc)
+        ompf_error_set(err, rc, "out of memory");
+    if (!rc) {
+        qsort(files, nf, sizeof *files, cmp_str);
+        for (size_t i = 0; i < nf && !rc; i++)
+            rc = load_one(in, files[i], NULL, prog, err);
+    }
+    for (size_t i = 0; i < nf; i++)
+        free(files[i]);
+    free(files);
+    free(name);
+    return rc;
+}
+
+void ompf_inputs_free(ompf_inputs_t *in)
+{
+    if (!in)
+        return;
+    for (size_t i = 0; i < in->n; i++) {
+        free(in->v[i].path);
+        free(in->v[i].name);
+        ompf_profile_destroy(in->v[i].profile);
+    }
+    free(in->v);
+    memset(in, 0, sizeof *in);
+}
+
+/* The file name without directories and .ompf/.csv. */
+static char *stem(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    char *s = dupstr(b);
+    if (!s)
+        return NULL;
+    if (ends_with(s, ".ompf"))
+        s[strlen(s) - 5] = '\0';
+    else if (ends_with(s, ".csv"))
+        s[strlen(s) - 4] = '\0';
+    return s;
+}
+
+int ompf_inputs_name(ompf_inputs_t *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        ompf_input_t *e = &in->v[i];
+        if (e->name)
+            continue;
+        const char *mode = ompf_meta_get(e->profile, "mode");
+        const char *strat = ompf_meta_get(e->profile, "strategy");
+        if (mode && !strcmp(mode, OMPF_MODE_FUSED) && strat && *strat)
+            e->name = dupstr(strat);
+        else if (mode && !strncmp(mode, "hem", 3))
+            e->name = dupstr(mode);
+        else
+            e->name = stem(e->path);
+        if (!e->name)
+            return OMPF_ENOMEM;
+    }
+    /* Same name twice (two fused profiles of one strategy): add the file. */
+    for (size_t i = 0; i < in->n; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < in->n; j++)
+            if (j != i && !strcmp(in->v[i].name, in->v[j].name))
+                dup = 1;
+        if (!dup)
+            continue;
+        char *st = stem(in->v[i].path);
+        if (!st)
+            return OMPF_ENOMEM;
+        if (strcmp(st, in->v[i].name)) {
+            size_t l = strlen(in->v[i].name) + strlen(st) + 4;
+            char *n = malloc(l);
+            if (!n) {
+                free(st);
+                return OMPF_ENOMEM;
+            }
+            snprintf(n, l, "%s (%s)", in->v[i].name, st);
+            free(in->v[i].name);
+            in->v[i].name = n;
+        }
+        free(st);
+    }
+    return 0;
+}

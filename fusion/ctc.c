@@ -1,0 +1,91 @@
+/* CTC (IWOMP 2017 §3): per type, each run's XUs in chronological order of
+ * their start time relative to the run's start; XU j of every run forms
+ * fused XU j.  Equal start times are ordered by end time, then label
+ * order, then XU index, so the result does not depend on record order. */
+#include <string.h>
+
+#include "fz.h"
+
+/* Sorts the XUs of type t of run R chronologically into idx. */
+static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t,
+                  uint64_t *key, uint32_t *idx, size_t cnt)
+{
+    for (size_t j = 0; j < cnt; j++) {
+        idx[j] = R->bytype[R->tstart[t] + j];
+        key[j] = ompf_xu_get(R->p, idx[j])->start_ns;
+    }
+    int rc = fz_radix_sort(key, idx, cnt);
+    for (size_t a = 0; a < cnt && !rc;) {
+        size_t b = a + 1;
+        while (b < cnt && key[b] == key[a])
+            b++;
+        if (b - a > 1) {
+            fz_key_t *k = malloc((b - a) * sizeof *k);
+            if (!k)
+                return OMPF_ENOMEM;
+            for (size_t j = a; j < b; j++) {
+                const ompf_xu_t *x = ompf_xu_get(R->p, idx[j]);
+                k[j - a].k1 = x->end_ns;
+                k[j - a].k2 = c->urank[R->ulab[x->label]];
+                k[j - a].idx = idx[j];
+            }
+            fz_sort_keys(k, b - a);
+            for (size_t j = a; j < b; j++)
+                idx[j] = k[j - a].idx;
+            free(k);
+        }
+        a = b;
+    }
+    return rc;
+}
+
+int fz_ctc(fz_ctx_t *c)
+{
+    size_t n = c->n;
+    int rc = 0;
+    uint32_t **lists = calloc(n, sizeof *lists);
+    uint32_t *tuple = malloc(n * sizeof *tuple);
+    uint64_t *key = NULL;
+    size_t maxn = 1;
+    for (size_t r = 0; r < n; r++)
+        if (c->runs[r].n_xu > maxn)
+            maxn = c->runs[r].n_xu;
+    key = malloc(maxn * sizeof *key);
+    if (!lists || !tuple || !key) {
+        rc = OMPF_ENOMEM;
+        goto out;
+    }
+    for (size_t r = 0; r < n; r++)
+        if (!(lists[r] = malloc(maxn * sizeof **lists))) {
+            rc = OMPF_ENOMEM;
+            goto out;
+        }
+    for (size_t t = 0; t < c->n_types && !rc; t++) {
+        size_t m = SIZE_MAX;
+        for (size_t r = 0; r < n; r++) {
+            size_t cnt = c->runs[r].tstart[t + 1] - c->runs[r].tstart[t];
+            if (cnt < m)
+                m = cnt;
+        }
+        if (m == 0)
+            continue;
+        for (size_t r = 0; r < n && !rc; r++) {
+            const fz_run_t *R = &c->runs[r];
+            rc = chrono(c, R, t, key, lists[r], R->tstart[t + 1] - R->tstart[t]);
+        }
+        for (size_t j = 0; j < m && !rc; j++) {
+            for (size_t r = 0; r < n; r++)
+                tuple[r] = lists[r][j];
+            rc = fz_tuples_push(&c->res, n, tuple);
+        }
+        c->rep->types[t].fused = rc ? 0 : m;
+    }
+out:
+    if (lists)
+        for (size_t r = 0; r < n; r++)
+            free(lists[r]);
+    free(lists);
+    free(tuple);
+    free(key);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/* Internal state shared by the fusion strategies (not installed). */
+#ifndef OMPF_FUSION_FZ_H
+#define OMPF_FUSION_FZ_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompfuse/fusion.h"
+
+#define FZ_NONE UINT32_MAX
+
+/* One input run, with everything the strategies need precomputed. */
+typedef struct fz_run {
+    const ompf_profile_t *p;
+    const char *path;
+    size_t n_xu;
+    uint32_t *ctype;    /* construct index -> global type */
+    uint32_t *ulab;     /* label node -> node of the union trie */
+    int32_t *ev;        /* global event -> this run's event index, -1 when
+                           absent or failed */
+    uint32_t *tstart;   /* n_types + 1 offsets into bytype */
+    uint32_t *bytype;   /* XU indices grouped by type, ascending index */
+} fz_run_t;
+
+typedef struct fz_event {
+    char *name;
+    uint32_t provider; /* input index providing the values; FZ_NONE when no
+                          input measured it */
+    uint32_t first;    /* first input that has it at all (status source) */
+} fz_event_t;
+
+/* Growable list of fused tuples: n_runs XU indices each (input order). */
+typedef struct fz_tuples {
+    uint32_t *v;
+    size_t n, cap;
+} fz_tuples_t;
+
+typedef struct fz_type {
+    char *key;
+    uint32_t run, cidx; /* first input that has it and its construct */
+} fz_type_t;
+
+struct ompf_fuse_report {
+    size_t n_in;
+    char **in_name;           /* display names of the inputs */
+    uint64_t *in_run_id;
+    uint64_t *in_xus;
+    size_t n_types;
+    ompf_fuse_type_stats_t *types;
+    uint64_t *type_in;        /* n_types x n_in */
+    char **type_names, **type_keys;
+    uint32_t *order;
+    int strategy;
+    uint64_t seed;
+    size_t n_events;
+    char **ev_name;
+    int32_t *ev_src;          /* providing input or -1 */
+    char **ev_also;           /* other inputs that measured it ("" if none) */
+    size_t n_steps;           /* BC: n_in - 1 */
+    char **step_desc;         /* BC: "+input 2: overlap {...}, new {...}" */
+    uint32_t *step_iter;      /* BC: iterations per step (all types) */
+    char **notes;
+    size_t n_notes, cap_notes;
+    uint64_t out_xus;
+};
+
+typedef struct fz_ctx {
+    size_t n;            /* inputs */
+    fz_run_t *runs;
+    const ompf_fuse_opts_t *opts;
+    size_t n_types;
+    fz_type_t *types;
+    size_t n_events;
+    fz_event_t *events;
+    uint32_t *order;     /* combination order (input indices) */
+    ompf_profile_t *ut;  /* union label trie of all inputs */
+    uint32_t *urank;     /* depth-first rank of every union node */
+    fz_tuples_t res;     /* fused tuples */
+    ompf_fuse_report_t *rep;
+    ompf_error_t *err;
+} fz_ctx_t;
+
+/* Strategies: append complete tuples to ctx->res, fill per-type stats. */
+int fz_ctc(fz_ctx_t *c);
+int fz_lgl(fz_ctx_t *c);
+int fz_random(fz_ctx_t *c);
+int fz_bc(fz_ctx_t *c, int labeled);
+
+/* Shared helpers (fuse.c). */
+int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
+int fz_note(ompf_fuse_report_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+char *fz_strdup(const char *s);
+
+/* Deterministic random numbers (splitmix64): the same seed gives the same
+ * sequence on every platform. */
+static inline uint64_t fz_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of an independent stream for (seed, a, b). */
+static inline uint64_t fz_stream(uint64_t seed, uint64_t a, uint64_t b)
+{
+    uint64_t s = seed ^ 0x6a09e667f3bcc909ull;
+    s = fz_rand(&s) ^ a;
+    s = fz_rand(&s) ^ b;
+    return fz_rand(&s);
+}
+
+/* Uniform integer in [0, n) without modulo bias. */
+static inline uint64_t fz_below(uint64_t *s, uint64_t n)
+{
+    uint64_t lim = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do
+        x = fz_rand(s);
+    while (x >= lim);
+    return x % n;
+}
+
+/* Sorting (sort.c): records by (k1, k2, idx) with qsort, and a stable
+ * radix sort of 64-bit keys carrying a 32-bit payload. */
+typedef struct fz_key {
+    uint64_t k1, k2;
+    uint32_t idx;
+} fz_key_t;
+void fz_sort_keys(fz_key_t *k, size_t n);
+int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n);
+
+/* Order-preserving map of doubles (NaN excluded) to unsigned integers. */
+static inline uint64_t fz_double_key(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 63) ? ~u : (u | (1ull << 63));
+}
+
+static inline double fz_key_double(uint64_t k)
+{
+    uint64_t u = (k >> 63) ? (k & ~(1ull << 63)) : ~k;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+#endif

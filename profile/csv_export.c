@@ -1,0 +1,88 @@
+/* CSV export: one row per XU, RFC 4180 quoting, values that read back
+ * exactly (integers as integers, other numbers with 17 significant
+ * digits, missing as an empty cell). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompfuse/csv.h"
+
+/* Quotes only when needed, so that plain fields stay plain. */
+static void put_field(FILE *out, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    putc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', out);
+        putc(*s, out);
+    }
+    putc('"', out);
+}
+
+/* Exact text of a value; empty for missing. */
+static void csv_value(char *buf, size_t len, double v)
+{
+    if (ompf_is_missing(v))
+        buf[0] = 0;
+    else if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(long long)v &&
+             !(v == 0 && signbit(v)))
+        snprintf(buf, len, "%lld", (long long)v);
+    else
+        snprintf(buf, len, "%.17g", v);
+}
+
+int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
+{
+    if (!p || !out)
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_csv_export: no profile or stream");
+    size_t nev = ompf_event_count(p), nxu = ompf_xu_count(p);
+    fputs("xu,type,kind,label,thread,cpu,start_ns,end_ns", out);
+    for (size_t e = 0; e < nev; e++) {
+        putc(',', out);
+        put_field(out, ompf_event_get(p, (uint32_t)e)->name);
+    }
+    putc('\n', out);
+    size_t lcap = 256;
+    char *label = malloc(lcap);
+    if (!label)
+        return ompf_error_set(err, OMPF_ENOMEM, "CSV export: out of memory");
+    char num[64];
+    for (size_t i = 0; i < nxu; i++) {
+        const ompf_xu_t *x = ompf_xu_get(p, i);
+        const ompf_construct_t *c = ompf_construct_get(p, x->type);
+        size_t need = ompf_label_format(p, x->label, label, lcap);
+        if (need >= lcap) {
+            char *l = realloc(label, need + 1);
+            if (!l) {
+                free(label);
+                return ompf_error_set(err, OMPF_ENOMEM, "CSV export: out of memory");
+            }
+            label = l;
+            lcap = need + 1;
+            ompf_label_format(p, x->label, label, lcap);
+        }
+        fprintf(out, "%llu,", (unsigned long long)x->id);
+        put_field(out, c ? c->name : "");
+        fprintf(out, ",%s,%s,%u,%d,%llu,%llu", ompf_xu_kind_name(x->kind), label, x->thread,
+                x->cpu, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns);
+        const double *v = ompf_xu_values_const(p, i);
+        for (size_t e = 0; e < nev; e++) {
+            csv_value(num, sizeof num, v[e]);
+            putc(',', out);
+            fputs(num, out);
+        }
+        putc('\n', out);
+    }
+    free(label);
+    if (ferror(out))
+        return ompf_error_set(err, OMPF_EIO, "CSV export: write failed: %s", strerror(errno));
+    return 0;
+}

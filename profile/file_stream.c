@@ -1,0 +1,450 @@
+/* Streaming writer: one ompf_writer_t per file, one ompf_wstream_t per
+ * producing thread.  Records go into the stream's own buffers without any
+ * lock; a full buffer is encoded and compressed by its thread, and only the
+ * append of the finished chunks takes the writer's mutex. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "fmt.h"
+#include "ompfuse/file.h"
+
+#define STREAM_DEFAULT_CAPACITY (256u << 10)
+
+typedef struct xu_buf_rec {
+    ompf_xu_t xu;
+    uint64_t cid, lid;
+} xu_buf_rec_t;
+
+struct ompf_wstream {
+    ompf_writer_t *w;
+    ompf_wstream_t *next;
+    size_t capacity; /* bytes of buffered records before a flush */
+    uint32_t n_events;
+
+    xu_buf_rec_t *xus;
+    double *vals; /* n_xu x n_events */
+    size_t n_xu, cap_xu;
+
+    fmt_label_rec_t *labels;
+    size_t n_lab, cap_lab;
+
+    fmt_buf_t constructs; /* encoded records */
+    size_t n_con;
+    fmt_buf_t threads;
+    size_t n_th;
+
+    fmt_buf_t payload, out; /* scratch for encoding */
+    fmt_xu_row_t *rows;
+    size_t cap_rows;
+    ZSTD_CCtx *z;
+};
+
+struct ompf_writer {
+    pthread_mutex_t lock;
+    int fd;
+    char *path, *tmp;
+    uint32_t n_events;
+    char **event_names;
+    uint64_t xus_written, chunks;
+    int failed; /* sticky OMPF_E* of the first write failure */
+    int saved_errno;
+    ompf_wstream_t *streams;
+};
+
+/* Appends built chunks under the lock: the only serialised step. */
+static int append(ompf_writer_t *w, const fmt_buf_t *bytes, uint64_t chunks, uint64_t xus)
+{
+    pthread_mutex_lock(&w->lock);
+    int rc = w->failed;
+    if (!rc) {
+        rc = fmt_write_all(w->fd, bytes->data, bytes->len);
+        if (rc) {
+            w->failed = rc;
+            w->saved_errno = errno;
+        } else {
+            w->chunks += chunks;
+            w->xus_written += xus;
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+/* Encodes one chunk from s->payload and appends its bytes to s->out. */
+static int stage(ompf_wstream_t *s, fmt_buf_t *acc, uint32_t type, size_t count)
+{
+    int rc = fmt_chunk_build(&s->out, type, (uint32_t)count, &s->payload, s->z, 1);
+    s->payload.len = 0;
+    if (rc)
+        return rc;
+    fmt_buf_bytes(acc, s->out.data, s->out.len);
+    return acc->oom ? OMPF_ENOMEM : 0;
+}
+
+int ompf_wstream_flush(ompf_wstream_t *s)
+{
+    if (!s)
+        return OMPF_EINVAL;
+    fmt_buf_t acc = {0};
+    uint64_t chunks = 0;
+    int rc = 0;
+    /* Referenced records first, so that a crash between chunks loses
+     * as few references as possible. */
+    if (s->n_con) {
+        fmt_buf_bytes(&s->payload, s->constructs.data, s->constructs.len);
+        if ((rc = stage(s, &acc, FMT_CHUNK_CONSTRUCTS, s->n_con)))
+            goto out;
+        chunks++;
+    }
+    if (s->n_lab) {
+        fmt_enc_labels(&s->payload, s->labels, s->n_lab);
+        if ((rc = stage(s, &acc, FMT_CHUNK_LABELS, s->n_lab)))
+            goto out;
+        chunks++;
+    }
+    if (s->n_th) {
+        fmt_buf_bytes(&s->payload, s->threads.data, s->threads.len);
+        if ((rc = stage(s, &acc, FMT_CHUNK_THREADS, s->n_th)))
+            goto out;
+        chunks++;
+    }
+    if (s->n_xu) {
+        if (s->cap_rows < s->n_xu) {
+            fmt_xu_row_t *r = realloc(s->rows, s->n_xu * sizeof *r);
+            if (!r) {
+                rc = OMPF_ENOMEM;
+                goto out;
+            }
+            s->rows = r;
+            s->cap_rows = s->n_xu;
+        }
+        for (size_t i = 0; i < s->n_xu; i++) {
+            s->rows[i].xu = &s->xus[i].xu;
+            s->rows[i].cid = s->xus[i].cid;
+            s->rows[i].lid = s->xus[i].lid;
+            s->rows[i].values = s->vals + i * s->n_events;
+            s->rows[i].prov = NULL;
+        }
+        fmt_enc_xus(&s->payload, s->rows, s->n_xu, s->n_events, 0);
+        if ((rc = stage(s, &acc, FMT_CHUNK_XUS, s->n_xu)))
+            goto out;
+        chunks++;
+    }
+    if (acc.len)
+        rc = append(s->w, &acc, chunks, s->n_xu);
+out:
+    fmt_buf_free(&acc);
+    /* Buffers are emptied even on failure: the writer's error is sticky and
+     * the caller learns it from this and every later call. */
+    s->n_con = s->n_lab = s->n_th = s->n_xu = 0;
+    s->constructs.len = s->threads.len = 0;
+    return rc;
+}
+
+static size_t stream_bytes(const ompf_wstream_t *s)
+{
+    return s->n_xu * (sizeof(xu_buf_rec_t) + s->n_events * sizeof(double)) +
+           s->n_lab * sizeof(fmt_label_rec_t) + s->constructs.len + s->threads.len;
+}
+
+static int maybe_flush(ompf_wstream_t *s)
+{
+    return stream_bytes(s) >= s->capacity ? ompf_wstream_flush(s) : 0;
+}
+
+int ompf_wstream_label(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
+                       uint64_t component)
+{
+    if (!s || id == 0)
+        return OMPF_EINVAL;
+    if (s->n_lab == s->cap_lab) {
+        size_t cap = s->cap_lab ? 2 * s->cap_lab : 256;
+        fmt_label_rec_t *l = realloc(s->labels, cap * sizeof *l);
+        if (!l)
+            return OMPF_ENOMEM;
+        s->labels = l;
+        s->cap_lab = cap;
+    }
+    s->labels[s->n_lab++] = (fmt_label_rec_t){id, parent_id, component};
+    return maybe_flush(s);
+}
+
+int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id, const ompf_construct_t *c)
+{
+    if (!s || !c)
+        return OMPF_EINVAL;
+    fmt_enc_construct(&s->constructs, id, c);
+    if (s->constructs.oom)
+        return OMPF_ENOMEM;
+    s->n_con++;
+    return maybe_flush(s);
+}
+
+int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
+                    uint64_t label_id, const double *values)
+{
+    if (!s || !xu)
+        return OMPF_EINVAL;
+    if (s->n_xu == s->cap_xu) {
+        size_t cap = s->cap_xu ? 2 * s->cap_xu : 64;
+        xu_buf_rec_t *x = realloc(s->xus, cap * sizeof *x);
+        if (!x)
+            return OMPF_ENOMEM;
+        s->xus = x;
+        if (s->n_events) {
+            double *v = realloc(s->vals, cap * s->n_events * sizeof *v);
+            if (!v)
+                return OMPF_ENOMEM;
+            s->vals = v;
+        }
+        s->cap_xu = cap;
+    }
+    xu_buf_rec_t *r = &s->xus[s->n_xu];
+    r->xu = *xu;
+    r->cid = construct_id;
+    r->lid = label_id;
+    double *row = s->vals + s->n_xu * s->n_events;
+    for (uint32_t e = 0; e < s->n_events; e++)
+        row[e] = values ? values[e] : OMPF_MISSING;
+    s->n_xu++;
+    return maybe_flush(s);
+}
+
+int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t)
+{
+    if (!s || !t)
+        return OMPF_EINVAL;
+    fmt_enc_thread(&s->threads, t, s->n_events);
+    if (s->threads.oom)
+        return OMPF_ENOMEM;
+    s->n_th++;
+    return maybe_flush(s);
+}
+
+static void stream_free(ompf_wstream_t *s)
+{
+    free(s->xus);
+    free(s->vals);
+    free(s->labels);
+    free(s->rows);
+    fmt_buf_free(&s->constructs);
+    fmt_buf_free(&s->threads);
+    fmt_buf_free(&s->payload);
+    fmt_buf_free(&s->out);
+    ZSTD_freeCCtx(s->z);
+    free(s);
+}
+
+int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes, ompf_wstream_t **out)
+{
+    if (!w || !out)
+        return OMPF_EINVAL;
+    *out = NULL;
+    ompf_wstream_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return OMPF_ENOMEM;
+    s->w = w;
+    s->n_events = w->n_events;
+    s->capacity = capacity_bytes ? capacity_bytes : STREAM_DEFAULT_CAPACITY;
+    /* Keep one flush within the format's chunk size limit. */
+    if (s->capacity > FMT_MAX_RAW / 4)
+        s->capacity = FMT_MAX_RAW / 4;
+    s->z = ZSTD_createCCtx();
+    if (!s->z) {
+        free(s);
+        return OMPF_ENOMEM;
+    }
+    pthread_mutex_lock(&w->lock);
+    s->next = w->streams;
+    w->streams = s;
+    pthread_mutex_unlock(&w->lock);
+    *out = s;
+    return 0;
+}
+
+const char *ompf_writer_tmp_path(const ompf_writer_t *w)
+{
+    return w ? w->tmp : NULL;
+}
+
+static void writer_free(ompf_writer_t *w)
+{
+    ompf_wstream_t *s = w->streams;
+    while (s) {
+        ompf_wstream_t *n = s->next;
+        stream_free(s);
+        s = n;
+    }
+    for (uint32_t e = 0; e < w->n_events; e++)
+        free(w->event_names[e]);
+    free(w->event_names);
+    pthread_mutex_destroy(&w->lock);
+    free(w->path);
+    free(w->tmp);
+    free(w);
+}
+
+/* Writes one chunk from the writer itself (header, trailer, END). */
+static int writer_chunk(ompf_writer_t *w, fmt_buf_t *payload, uint32_t type, size_t count)
+{
+    fmt_buf_t out = {0};
+    int rc = fmt_chunk_build(&out, type, (uint32_t)count, payload, NULL, 1);
+    payload->len = 0;
+    if (!rc)
+        rc = append(w, &out, 1, 0);
+    fmt_buf_free(&out);
+    return rc;
+}
+
+static int write_fail(ompf_writer_t *w, ompf_error_t *err, int rc)
+{
+    if (rc == OMPF_ENOMEM)
+        return ompf_error_set(err, rc, "%s: out of memory while writing the profile", w->tmp);
+    return ompf_error_set(err, rc, "%s: write failed: %s; check free disk space", w->tmp,
+                          strerror(w->saved_errno ? w->saved_errno : EIO));
+}
+
+int ompf_writer_create(const char *path, const ompf_profile_t *header, ompf_writer_t **out,
+                       ompf_error_t *err)
+{
+    if (!path || !*path || !header || !out)
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_writer_create: missing argument");
+    *out = NULL;
+    ompf_writer_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
+    pthread_mutex_init(&w->lock, NULL);
+    w->fd = -1;
+    size_t tlen = strlen(path) + 32;
+    w->path = strdup(path);
+    w->tmp = malloc(tlen);
+    w->n_events = (uint32_t)ompf_event_count(header);
+    w->event_names = calloc(w->n_events + 1, sizeof *w->event_names);
+    if (!w->path || !w->tmp || !w->event_names) {
+        writer_free(w);
+        return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
+    }
+    for (uint32_t e = 0; e < w->n_events; e++)
+        if (!(w->event_names[e] = strdup(ompf_event_get(header, e)->name))) {
+            writer_free(w);
+            return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
+        }
+    snprintf(w->tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
+                                "%s: cannot create: %s; check that the directory exists "
+                                "and is writable", w->tmp, strerror(errno));
+        writer_free(w);
+        return rc;
+    }
+    unsigned char hdr[FMT_HEADER_SIZE];
+    fmt_header_build(hdr);
+    fmt_buf_t b = {0};
+    fmt_buf_bytes(&b, hdr, sizeof hdr);
+    int rc = append(w, &b, 0, 0);
+    b.len = 0;
+    if (!rc) {
+        fmt_enc_meta(&b, header);
+        rc = writer_chunk(w, &b, FMT_CHUNK_META, ompf_meta_count(header));
+    }
+    if (!rc) {
+        fmt_enc_events(&b, header);
+        rc = writer_chunk(w, &b, FMT_CHUNK_EVENTS, w->n_events);
+    }
+    fmt_buf_free(&b);
+    if (rc) {
+        rc = write_fail(w, err, rc);
+        ompf_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+int ompf_writer_finish(ompf_writer_t *w, const ompf_profile_t *trailer, ompf_error_t *err)
+{
+    if (!w)
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_writer_finish: no writer");
+    int rc = 0;
+    for (ompf_wstream_t *s = w->streams; s && !rc; s = s->next)
+        rc = ompf_wstream_flush(s);
+    if (rc) {
+        rc = write_fail(w, err, rc);
+        ompf_writer_abort(w);
+        return rc;
+    }
+    fmt_buf_t b = {0};
+    if (trailer) {
+        size_t n = ompf_event_count(trailer);
+        if (n != w->n_events) {
+            rc = ompf_error_set(err, OMPF_EMISMATCH,
+                                "%s: the trailer has %zu events but the header declared "
+                                "%u; pass the same event table", w->path, n, w->n_events);
+        }
+        for (uint32_t e = 0; !rc && e < n; e++)
+            if (strcmp(ompf_event_get(trailer, e)->name, w->event_names[e]))
+                rc = ompf_error_set(err, OMPF_EMISMATCH,
+                                    "%s: trailer event %u is '%s' but the header declared "
+                                    "'%s'; pass the same event table", w->path, e,
+                                    ompf_event_get(trailer, e)->name, w->event_names[e]);
+        if (rc) {
+            ompf_writer_abort(w);
+            return rc;
+        }
+        if (ompf_meta_count(trailer)) {
+            fmt_enc_meta(&b, trailer);
+            rc = writer_chunk(w, &b, FMT_CHUNK_META, ompf_meta_count(trailer));
+        }
+        if (!rc && n) {
+            fmt_enc_events(&b, trailer);
+            rc = writer_chunk(w, &b, FMT_CHUNK_EVENTS, n);
+        }
+    }
+    if (!rc) {
+        fmt_buf_uv(&b, w->xus_written);
+        fmt_buf_uv(&b, w->chunks);
+        rc = writer_chunk(w, &b, FMT_CHUNK_END, 0);
+    }
+    fmt_buf_free(&b);
+    if (rc) {
+        rc = write_fail(w, err, rc);
+        ompf_writer_abort(w);
+        return rc;
+    }
+    if (fsync(w->fd)) {
+        rc = ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", w->tmp, strerror(errno));
+        ompf_writer_abort(w);
+        return rc;
+    }
+    int fd = w->fd;
+    w->fd = -1;
+    if (close(fd)) {
+        rc = ompf_error_set(err, OMPF_EIO, "%s: close failed: %s", w->tmp, strerror(errno));
+        ompf_writer_abort(w);
+        return rc;
+    }
+    if (rename(w->tmp, w->path)) {
+        rc = ompf_error_set(err, OMPF_EIO, "%s: cannot rename to %s: %s", w->tmp, w->path,
+                            strerror(errno));
+        ompf_writer_abort(w);
+        return rc;
+    }
+    writer_free(w);
+    return 0;
+}
+
+void ompf_writer_abort(ompf_writer_t *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    unlink(w->tmp);
+    writer_free(w);
+}

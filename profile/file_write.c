@@ -1,0 +1,184 @@
+/* ompf_profile_write: a whole in-memory profile to a file, written under a
+ * temporary name and renamed.  On-disk ids are the in-memory indices
+ * (label node index, construct index). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "fmt.h"
+#include "ompfuse/file.h"
+
+int fmt_write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return OMPF_EIO;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+typedef struct wctx {
+    int fd;
+    const char *tmp;
+    fmt_buf_t payload, chunk;
+    ZSTD_CCtx *z;
+    uint64_t chunks;
+    ompf_error_t *err;
+} wctx_t;
+
+static int emit(wctx_t *w, uint32_t type, size_t count)
+{
+    if (count > UINT32_MAX)
+        return ompf_error_set(w->err, OMPF_ERANGE, "%s: too many records for one chunk",
+                              w->tmp);
+    int rc = fmt_chunk_build(&w->chunk, type, (uint32_t)count, &w->payload, w->z, 1);
+    w->payload.len = 0;
+    if (rc == OMPF_ENOMEM)
+        return ompf_error_set(w->err, rc, "%s: out of memory while encoding a %s chunk",
+                              w->tmp, fmt_chunk_name(type));
+    if (rc)
+        return ompf_error_set(w->err, rc, "%s: a %s chunk exceeds the format's %u MiB limit",
+                              w->tmp, fmt_chunk_name(type), FMT_MAX_RAW >> 20);
+    if (fmt_write_all(w->fd, w->chunk.data, w->chunk.len))
+        return ompf_error_set(w->err, OMPF_EIO, "%s: write failed: %s (disk full?)", w->tmp,
+                              strerror(errno));
+    w->chunks++;
+    return 0;
+}
+
+static int write_body(wctx_t *w, const ompf_profile_t *p)
+{
+    int rc;
+    unsigned char hdr[FMT_HEADER_SIZE];
+    fmt_header_build(hdr);
+    if (fmt_write_all(w->fd, hdr, sizeof hdr))
+        return ompf_error_set(w->err, OMPF_EIO, "%s: write failed: %s", w->tmp,
+                              strerror(errno));
+
+    fmt_enc_meta(&w->payload, p);
+    if ((rc = emit(w, FMT_CHUNK_META, ompf_meta_count(p))))
+        return rc;
+    /* Sources before events: events refer to them. */
+    size_t n_src = ompf_source_count(p);
+    if (n_src) {
+        fmt_enc_sources(&w->payload, p);
+        if ((rc = emit(w, FMT_CHUNK_SOURCES, n_src)))
+            return rc;
+    }
+    fmt_enc_events(&w->payload, p);
+    if ((rc = emit(w, FMT_CHUNK_EVENTS, ompf_event_count(p))))
+        return rc;
+    size_t n_con = ompf_construct_count(p);
+    if (n_con) {
+        for (size_t i = 0; i < n_con; i++)
+            fmt_enc_construct(&w->payload, i, ompf_construct_get(p, (uint32_t)i));
+        if ((rc = emit(w, FMT_CHUNK_CONSTRUCTS, n_con)))
+            return rc;
+    }
+
+    /* Labels before XUs: a truncated file then loses XUs, not references. */
+    size_t n_lab = ompf_label_count(p);
+    fmt_label_rec_t *lab = malloc(FMT_LABELS_PER_CHUNK * sizeof *lab);
+    if (!lab)
+        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 1; i < n_lab; i += FMT_LABELS_PER_CHUNK) {
+        size_t k = n_lab - i < FMT_LABELS_PER_CHUNK ? n_lab - i : FMT_LABELS_PER_CHUNK;
+        for (size_t j = 0; j < k; j++) {
+            uint32_t node = (uint32_t)(i + j);
+            lab[j].id = node;
+            lab[j].parent = ompf_label_parent(p, node);
+            lab[j].comp = ompf_label_component(p, node);
+        }
+        fmt_enc_labels(&w->payload, lab, k);
+        if ((rc = emit(w, FMT_CHUNK_LABELS, k))) {
+            free(lab);
+            return rc;
+        }
+    }
+    free(lab);
+
+    size_t n_xu = ompf_xu_count(p);
+    uint32_t n_ev = (uint32_t)ompf_event_count(p);
+    fmt_xu_row_t *rows = malloc(FMT_XUS_PER_CHUNK * sizeof *rows);
+    if (!rows)
+        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 0; i < n_xu; i += FMT_XUS_PER_CHUNK) {
+        size_t k = n_xu - i < FMT_XUS_PER_CHUNK ? n_xu - i : FMT_XUS_PER_CHUNK;
+        for (size_t j = 0; j < k; j++) {
+            const ompf_xu_t *x = ompf_xu_get(p, i + j);
+            rows[j].xu = x;
+            rows[j].cid = x->type;
+            rows[j].lid = x->label;
+            rows[j].values = ompf_xu_values_const(p, i + j);
+            rows[j].prov = n_src ? ompf_xu_provenance_const(p, i + j) : NULL;
+        }
+        fmt_enc_xus(&w->payload, rows, k, n_ev, (uint32_t)n_src);
+        if ((rc = emit(w, FMT_CHUNK_XUS, k))) {
+            free(rows);
+            return rc;
+        }
+    }
+    free(rows);
+
+    size_t n_th = ompf_thread_count(p);
+    if (n_th) {
+        for (size_t i = 0; i < n_th; i++) {
+            ompf_thread_t t = *ompf_thread_get_const(p, (uint32_t)i);
+            t.index = (uint32_t)i; /* the position is what the reader rebuilds */
+            fmt_enc_thread(&w->payload, &t, n_ev);
+        }
+        if ((rc = emit(w, FMT_CHUNK_THREADS, n_th)))
+            return rc;
+    }
+
+    fmt_buf_uv(&w->payload, n_xu);
+    fmt_buf_uv(&w->payload, w->chunks);
+    return emit(w, FMT_CHUNK_END, 0);
+}
+
+int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *err)
+{
+    if (!p || !path || !*path)
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_write: no profile or path");
+    size_t tlen = strlen(path) + 32;
+    char *tmp = malloc(tlen);
+    if (!tmp)
+        return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
+                                "%s: cannot create: %s; check that the directory exists "
+                                "and is writable", tmp, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    wctx_t w = {.fd = fd, .tmp = tmp, .err = err};
+    w.z = ZSTD_createCCtx();
+    int rc = w.z ? write_body(&w, p)
+                 : ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", tmp);
+    ZSTD_freeCCtx(w.z);
+    fmt_buf_free(&w.payload);
+    fmt_buf_free(&w.chunk);
+    if (!rc && fsync(fd))
+        rc = ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
+    if (close(fd) && !rc)
+        rc = ompf_error_set(err, OMPF_EIO, "%s: close failed: %s", tmp, strerror(errno));
+    if (!rc && rename(tmp, path))
+        rc = ompf_error_set(err, OMPF_EIO, "%s: cannot rename to %s: %s", tmp, path,
+                            strerror(errno));
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}

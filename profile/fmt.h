@@ -1,0 +1,233 @@
+/*
+ * Internal helpers of the profile file format (docs/format.md): growable
+ * byte buffers, LEB128 varints, the value codec, chunk framing, the id map
+ * used by the reader, and the XU column codec shared by both writers.
+ * Private to libompfprofile.
+ */
+#ifndef OMPF_FMT_H
+#define OMPF_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ompfuse/file.h"
+#include "ompfuse/profile.h"
+
+/* ---- layout constants (docs/format.md) -------------------------------- */
+
+#define FMT_MAGIC "\x89OMPF\r\n\x1a"
+#define FMT_MAGIC_LEN 8
+#define FMT_HEADER_SIZE 32u
+#define FMT_CHUNK_HEADER_SIZE 32u
+
+enum {
+    FMT_CHUNK_META = 1,
+    FMT_CHUNK_EVENTS = 2,
+    FMT_CHUNK_CONSTRUCTS = 3,
+    FMT_CHUNK_LABELS = 4,
+    FMT_CHUNK_XUS = 5,
+    FMT_CHUNK_THREADS = 6,
+    FMT_CHUNK_SOURCES = 7,
+    FMT_CHUNK_END = 8,
+    FMT_CHUNK_TYPE_MAX = 8
+};
+
+#define FMT_CF_ZSTD 0x1u      /* payload is one zstd frame */
+#define FMT_CF_SKIPPABLE 0x2u /* readers that do not know the type skip it */
+#define FMT_CF_KNOWN (FMT_CF_ZSTD | FMT_CF_SKIPPABLE)
+
+/* Largest decoded chunk payload a reader accepts; writers stay far below.
+ * Bounds every allocation driven by a size field. */
+#define FMT_MAX_RAW (64u << 20)
+/* zstd never expands by more than a small margin. */
+#define FMT_MAX_STORED (FMT_MAX_RAW + (FMT_MAX_RAW >> 7) + 4096u)
+/* Missing thread records (lost to truncation, or never written) are
+ * replaced by empty ones, up to this many beyond the records present. */
+#define FMT_MAX_SALVAGE_THREADS 65536u
+
+#define FMT_ZSTD_LEVEL 1
+/* Records per chunk written by ompf_profile_write. */
+#define FMT_XUS_PER_CHUNK 65536u
+#define FMT_LABELS_PER_CHUNK 262144u
+
+const char *fmt_chunk_name(uint32_t type);
+
+/* ---- little-endian fixed-width ---------------------------------------- */
+
+static inline void fmt_put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void fmt_put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint32_t fmt_get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t fmt_get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint64_t fmt_zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t fmt_unzz(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* ---- growable output buffer ------------------------------------------- */
+
+typedef struct fmt_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int oom; /* sticky: an allocation failed; contents are incomplete */
+} fmt_buf_t;
+
+void fmt_buf_free(fmt_buf_t *b);
+int fmt_buf_reserve(fmt_buf_t *b, size_t extra);
+void fmt_buf_bytes(fmt_buf_t *b, const void *p, size_t n);
+void fmt_buf_uv_slow(fmt_buf_t *b, uint64_t v);
+
+static inline void fmt_buf_uv(fmt_buf_t *b, uint64_t v)
+{
+    if (b->cap - b->len >= 10) {
+        unsigned char *o = b->data + b->len;
+        while (v >= 0x80) {
+            *o++ = (unsigned char)(v | 0x80);
+            v >>= 7;
+        }
+        *o++ = (unsigned char)v;
+        b->len = (size_t)(o - b->data);
+        return;
+    }
+    fmt_buf_uv_slow(b, v);
+}
+static inline void fmt_buf_sv(fmt_buf_t *b, int64_t v) { fmt_buf_uv(b, fmt_zz(v)); }
+void fmt_buf_str(fmt_buf_t *b, const char *s);    /* NULL written as "" */
+void fmt_buf_optstr(fmt_buf_t *b, const char *s); /* NULL kept apart */
+/* One event value: integer, missing, or raw IEEE-754 bits. */
+void fmt_buf_value(fmt_buf_t *b, double v);
+
+/* ---- bounds-checked input cursor -------------------------------------- */
+
+typedef struct fmt_cur {
+    const unsigned char *p, *end;
+    int bad; /* sticky: read past the end or malformed varint */
+} fmt_cur_t;
+
+static inline uint64_t fmt_cur_uv(fmt_cur_t *c)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (c->p >= c->end) {
+            c->bad = 1;
+            return 0;
+        }
+        unsigned char byte = *c->p++;
+        if (shift == 63 && byte > 1) { /* more than 64 bits */
+            c->bad = 1;
+            return 0;
+        }
+        v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            return v;
+    }
+    c->bad = 1;
+    return 0;
+}
+static inline int64_t fmt_cur_sv(fmt_cur_t *c) { return fmt_unzz(fmt_cur_uv(c)); }
+/* Skips n varints (for locating columns). */
+void fmt_cur_skip_uv(fmt_cur_t *c, uint64_t n);
+/* Skips n encoded values. */
+void fmt_cur_skip_values(fmt_cur_t *c, uint64_t n);
+/* Returns a freshly allocated NUL-terminated copy (NULL when bad or out of
+ * memory; *oom tells which).  Embedded NULs are malformed. */
+char *fmt_cur_str(fmt_cur_t *c, int *oom);
+/* Optional string: *present = 0 for NULL. */
+char *fmt_cur_optstr(fmt_cur_t *c, int *present, int *oom);
+double fmt_cur_value(fmt_cur_t *c);
+
+/* ---- chunks ----------------------------------------------------------- */
+
+/* Builds header + (possibly compressed) payload of one chunk in out (which
+ * is reset).  zctx: a ZSTD_CCtx* reused across calls (may be NULL). */
+int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
+                    const fmt_buf_t *payload, void *zctx, int compress);
+
+typedef struct fmt_chunk_hdr {
+    uint32_t type, flags;
+    uint64_t stored, raw;
+    uint32_t count, crc;
+} fmt_chunk_hdr_t;
+
+void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h);
+uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
+                       size_t stored);
+void fmt_header_build(unsigned char out[FMT_HEADER_SIZE]);
+
+/* write(2) until done; 0 or OMPF_EIO with errno set. */
+int fmt_write_all(int fd, const void *p, size_t n);
+
+/* ---- encoders shared by the two writers ------------------------------- */
+
+void fmt_enc_meta(fmt_buf_t *b, const ompf_profile_t *p);
+void fmt_enc_events(fmt_buf_t *b, const ompf_profile_t *p);
+void fmt_enc_sources(fmt_buf_t *b, const ompf_profile_t *p);
+void fmt_enc_construct(fmt_buf_t *b, uint64_t id, const ompf_construct_t *c);
+void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events);
+
+typedef struct fmt_label_rec {
+    uint64_t id, parent, comp;
+} fmt_label_rec_t;
+void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n);
+
+/* One XU as the column encoder sees it. */
+typedef struct fmt_xu_row {
+    const ompf_xu_t *xu;
+    uint64_t cid, lid;
+    const double *values;  /* n_events */
+    const uint64_t *prov;  /* n_prov (may be NULL when n_prov == 0) */
+} fmt_xu_row_t;
+void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *rows, size_t n,
+                 uint32_t n_events, uint32_t n_prov);
+
+/* Number of scalar columns of an XUS chunk before the value columns. */
+#define FMT_XU_COLUMNS 15
+
+/* ---- id map: u64 id -> u32 index -------------------------------------- */
+
+/* Direct table while ids are small and dense (the common case, 4 bytes per
+ * id), open-addressing hash otherwise. */
+typedef struct fmt_idmap {
+    int hashed;
+    size_t n;
+    uint32_t *dense; /* dense[id] = index or UINT32_MAX */
+    size_t dense_cap;
+    uint64_t *keys;
+    uint32_t *vals; /* UINT32_MAX = empty slot */
+    size_t cap;     /* power of two */
+} fmt_idmap_t;
+
+void fmt_idmap_free(fmt_idmap_t *m);
+/* Returns 0, or OMPF_ENOMEM. *old receives the existing value when the key
+ * was present (then nothing is changed), UINT32_MAX otherwise. */
+int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old);
+uint32_t fmt_idmap_get(const fmt_idmap_t *m, uint64_t key);
+/* Overwrites the value of a present key (val must not be UINT32_MAX). */
+void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val);
+
+#endif

@@ -1,0 +1,564 @@
+/* Byte-level codec of the profile format: buffers, varints, values,
+ * strings, chunk framing (docs/format.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "fmt.h"
+
+const char *fmt_chunk_name(uint32_t type)
+{
+    static const char *const names[] = {
+        "?", "META", "EVENTS", "CONSTRUCTS", "LABELS",
+        "XUS", "THREADS", "SOURCES", "END",
+    };
+    return type <= FMT_CHUNK_TYPE_MAX ? names[type] : "unknown";
+}
+
+/* ---- buffers ---------------------------------------------------------- */
+
+void fmt_buf_free(fmt_buf_t *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+int fmt_buf_reserve(fmt_buf_t *b, size_t extra)
+{
+    if (b->oom)
+        return OMPF_ENOMEM;
+    if (b->cap - b->len >= extra)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < extra) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = 1;
+            return OMPF_ENOMEM;
+        }
+        cap *= 2;
+    }
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) {
+        b->oom = 1;
+        return OMPF_ENOMEM;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+void fmt_buf_bytes(fmt_buf_t *b, const void *p, size_t n)
+{
+    if (n == 0 || fmt_buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void fmt_buf_uv_slow(fmt_buf_t *b, uint64_t v)
+{
+    if (fmt_buf_reserve(b, 10))
+        return;
+    fmt_buf_uv(b, v);
+}
+
+void fmt_buf_str(fmt_buf_t *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    fmt_buf_uv(b, n);
+    fmt_buf_bytes(b, s, n);
+}
+
+void fmt_buf_optstr(fmt_buf_t *b, const char *s)
+{
+    if (!s) {
+        fmt_buf_uv(b, 0);
+        return;
+    }
+    size_t n = strlen(s);
+    fmt_buf_uv(b, (uint64_t)n + 1);
+    fmt_buf_bytes(b, s, n);
+}
+
+/* Value codec: varint u, tag = u & 3.
+ *   0: integer, value = unzigzag(u >> 2)     (exact integers |v| <= 2^53)
+ *   1: missing (u == 1)
+ *   2: 8 raw little-endian IEEE-754 bytes follow (fractions, -0, inf, NaN)
+ * Counter values are mostly small integers: 1-5 bytes instead of 8. */
+#define FMT_VAL_INT 0u
+#define FMT_VAL_MISSING 1u
+#define FMT_VAL_RAW 2u
+#define FMT_INT_LIMIT 9007199254740992.0 /* 2^53 */
+
+void fmt_buf_value(fmt_buf_t *b, double v)
+{
+    if (v >= -FMT_INT_LIMIT && v <= FMT_INT_LIMIT && v == (double)(int64_t)v &&
+        !(v == 0 && signbit(v))) {
+        fmt_buf_uv(b, fmt_zz((int64_t)v) << 2 | FMT_VAL_INT);
+        return;
+    }
+    if (ompf_is_missing(v)) {
+        fmt_buf_uv(b, FMT_VAL_MISSING);
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned char raw[9];
+    raw[0] = FMT_VAL_RAW;
+    fmt_put_u64(raw + 1, bits);
+    fmt_buf_bytes(b, raw, sizeof raw);
+}
+
+/* ---- cursor ----------------------------------------------------------- */
+
+void fmt_cur_skip_uv(fmt_cur_t *c, uint64_t n)
+{
+    while (n-- && !c->bad) {
+        while (c->p < c->end && (*c->p & 0x80))
+            c->p++;
+        if (c->p >= c->end) {
+            c->bad = 1;
+            return;
+        }
+        c->p++;
+    }
+}
+
+double fmt_cur_value(fmt_cur_t *c)
+{
+    uint64_t u = fmt_cur_uv(c);
+    switch (u & 3) {
+    case FMT_VAL_INT:
+        return (double)fmt_unzz(u >> 2);
+    case FMT_VAL_MISSING:
+        if (u != FMT_VAL_MISSING)
+            c->bad = 1;
+        return OMPF_MISSING;
+    case FMT_VAL_RAW: {
+        if (u != FMT_VAL_RAW || c->end - c->p < 8) {
+            c->bad = 1;
+            return 0;
+        }
+        uint64_t bits = fmt_get_u64(c->p);
+        c->p += 8;
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        return v;
+    }
+    default:
+        c->bad = 1;
+        return 0;
+    }
+}
+
+void fmt_cur_skip_values(fmt_cur_t *c, uint64_t n)
+{
+    while (n-- && !c->bad)
+        (void)fmt_cur_value(c);
+}
+
+static char *cur_bytes(fmt_cur_t *c, uint64_t n, int *oom)
+{
+    if (c->bad || n > (uint64_t)(c->end - c->p)) {
+        c->bad = 1;
+        return NULL;
+    }
+    if (memchr(c->p, 0, (size_t)n)) {
+        c->bad = 1;
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (!s) {
+        *oom = 1;
+        return NULL;
+    }
+    memcpy(s, c->p, (size_t)n);
+    s[n] = 0;
+    c->p += n;
+    return s;
+}
+
+char *fmt_cur_str(fmt_cur_t *c, int *oom)
+{
+    uint64_t n = fmt_cur_uv(c);
+    return cur_bytes(c, n, oom);
+}
+
+char *fmt_cur_optstr(fmt_cur_t *c, int *present, int *oom)
+{
+    uint64_t n = fmt_cur_uv(c);
+    *present = 0;
+    if (c->bad || n == 0)
+        return NULL;
+    *present = 1;
+    return cur_bytes(c, n - 1, oom);
+}
+
+/* ---- chunk framing ---------------------------------------------------- */
+
+void fmt_header_build(unsigned char out[FMT_HEADER_SIZE])
+{
+    memset(out, 0, FMT_HEADER_SIZE);
+    memcpy(out, FMT_MAGIC, FMT_MAGIC_LEN);
+    fmt_put_u32(out + 8, OMPF_FORMAT_VERSION);
+    fmt_put_u32(out + 12, FMT_HEADER_SIZE);
+    /* 16..27: flags and reserved, zero */
+    fmt_put_u32(out + 28, (uint32_t)crc32(0L, out, 28));
+}
+
+uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
+                       size_t stored)
+{
+    uLong c = crc32(0L, hdr, 28);
+    /* zlib's crc32 takes a uInt length: feed large payloads in pieces. */
+    while (stored > 0) {
+        uInt n = stored > (1u << 30) ? (1u << 30) : (uInt)stored;
+        c = crc32(c, payload, n);
+        payload += n;
+        stored -= n;
+    }
+    return (uint32_t)c;
+}
+
+void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h)
+{
+    h->type = fmt_get_u32(p);
+    h->flags = fmt_get_u32(p + 4);
+    h->stored = fmt_get_u64(p + 8);
+    h->raw = fmt_get_u64(p + 16);
+    h->count = fmt_get_u32(p + 24);
+    h->crc = fmt_get_u32(p + 28);
+}
+
+int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
+                    const fmt_buf_t *payload, void *zctx, int compress)
+{
+    if (payload->oom)
+        return OMPF_ENOMEM;
+    out->len = 0;
+    size_t raw = payload->len;
+    if (raw > FMT_MAX_RAW)
+        return OMPF_ERANGE;
+    uint32_t flags = 0;
+    size_t stored = raw;
+    if (compress && raw >= 64) {
+        size_t bound = ZSTD_compressBound(raw);
+        if (fmt_buf_reserve(out, FMT_CHUNK_HEADER_SIZE + bound))
+            return OMPF_ENOMEM;
+        size_t z;
+        if (zctx)
+            z = ZSTD_compressCCtx((ZSTD_CCtx *)zctx, out->data + FMT_CHUNK_HEADER_SIZE,
+                                  bound, payload->data, raw, FMT_ZSTD_LEVEL);
+        else
+            z = ZSTD_compress(out->data + FMT_CHUNK_HEADER_SIZE, bound,
+                              payload->data, raw, FMT_ZSTD_LEVEL);
+        /* Keep the raw bytes when compression does not pay. */
+        if (!ZSTD_isError(z) && z < raw) {
+            flags |= FMT_CF_ZSTD;
+            stored = z;
+        }
+    }
+    if (fmt_buf_reserve(out, FMT_CHUNK_HEADER_SIZE + stored))
+        return OMPF_ENOMEM;
+    unsigned char *h = out->data;
+    if (!(flags & FMT_CF_ZSTD) && raw)
+        memcpy(h + FMT_CHUNK_HEADER_SIZE, payload->data, raw);
+    fmt_put_u32(h, type);
+    fmt_put_u32(h + 4, flags);
+    fmt_put_u64(h + 8, stored);
+    fmt_put_u64(h + 16, raw);
+    fmt_put_u32(h + 24, count);
+    fmt_put_u32(h + 28, fmt_chunk_crc(h, h + FMT_CHUNK_HEADER_SIZE, stored));
+    out->len = FMT_CHUNK_HEADER_SIZE + stored;
+    return 0;
+}
+
+/* ---- encoders --------------------------------------------------------- */
+
+void fmt_enc_meta(fmt_buf_t *b, const ompf_profile_t *p)
+{
+    size_t n = ompf_meta_count(p);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = NULL, *v = NULL;
+        ompf_meta_at(p, i, &k, &v);
+        fmt_buf_str(b, k);
+        fmt_buf_str(b, v);
+    }
+}
+
+void fmt_enc_events(fmt_buf_t *b, const ompf_profile_t *p)
+{
+    size_t n = ompf_event_count(p);
+    for (size_t i = 0; i < n; i++) {
+        const ompf_event_t *e = ompf_event_get(p, (uint32_t)i);
+        fmt_buf_str(b, e->name);
+        fmt_buf_uv(b, e->pe_type);
+        fmt_buf_uv(b, e->config);
+        fmt_buf_uv(b, e->config1);
+        fmt_buf_uv(b, e->config2);
+        fmt_buf_uv(b, e->pe_flags);
+        fmt_buf_sv(b, e->status);
+        fmt_buf_optstr(b, e->reason);
+        fmt_buf_sv(b, e->source);
+    }
+}
+
+void fmt_enc_sources(fmt_buf_t *b, const ompf_profile_t *p)
+{
+    size_t n = ompf_source_count(p);
+    for (size_t i = 0; i < n; i++) {
+        const ompf_source_t *s = ompf_source_get(p, (uint32_t)i);
+        fmt_buf_uv(b, s->run_id);
+        fmt_buf_str(b, s->path);
+    }
+}
+
+void fmt_enc_construct(fmt_buf_t *b, uint64_t id, const ompf_construct_t *c)
+{
+    fmt_buf_uv(b, id);
+    fmt_buf_str(b, c->module);
+    fmt_buf_str(b, c->build_id);
+    fmt_buf_uv(b, c->offset);
+    fmt_buf_sv(b, c->kind);
+    fmt_buf_optstr(b, c->file);
+    fmt_buf_sv(b, c->line);
+    fmt_buf_optstr(b, c->function);
+    fmt_buf_optstr(b, c->name);
+}
+
+void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events)
+{
+    fmt_buf_uv(b, t->index);
+    fmt_buf_sv(b, t->os_tid);
+    fmt_buf_uv(b, n_events);
+    const double *arr[4] = {t->total, t->gap, t->enabled_ns, t->running_ns};
+    for (int a = 0; a < 4; a++)
+        for (uint32_t e = 0; e < n_events; e++)
+            fmt_buf_value(b, arr[a] ? arr[a][e] : OMPF_MISSING);
+}
+
+/* Columns, each delta-coded where neighbours are close, so that zstd sees
+ * long runs of small similar bytes. */
+void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
+{
+    fmt_buf_reserve(b, n * 6);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].id - prev)));
+        prev = l[i].id;
+    }
+    for (size_t i = 0; i < n; i++)
+        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].id - l[i].parent)));
+    prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].comp - prev)));
+        prev = l[i].comp;
+    }
+}
+
+#define DELTA_COLUMN(expr)                                                  \
+    do {                                                                    \
+        uint64_t prev_ = 0;                                                 \
+        for (size_t i = 0; i < n; i++) {                                    \
+            uint64_t v_ = (expr);                                           \
+            fmt_buf_uv(b, fmt_zz((int64_t)(v_ - prev_)));                   \
+            prev_ = v_;                                                     \
+        }                                                                   \
+    } while (0)
+#define PLAIN_COLUMN(expr)                                                  \
+    do {                                                                    \
+        for (size_t i = 0; i < n; i++)                                      \
+            fmt_buf_uv(b, (expr));                                          \
+    } while (0)
+
+void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
+                 uint32_t n_events, uint32_t n_prov)
+{
+    fmt_buf_reserve(b, n * (24 + 3 * (size_t)n_events) + 16);
+    fmt_buf_uv(b, n_events);
+    fmt_buf_uv(b, n_prov);
+    DELTA_COLUMN(r[i].xu->id);
+    DELTA_COLUMN(r[i].cid);
+    DELTA_COLUMN(r[i].lid);
+    PLAIN_COLUMN(r[i].xu->thread);
+    PLAIN_COLUMN(r[i].xu->team_thread);
+    PLAIN_COLUMN(r[i].xu->team_size);
+    PLAIN_COLUMN(r[i].xu->parts);
+    PLAIN_COLUMN(fmt_zz(r[i].xu->cpu));
+    PLAIN_COLUMN(fmt_zz(r[i].xu->core));
+    PLAIN_COLUMN(fmt_zz(r[i].xu->numa));
+    PLAIN_COLUMN(r[i].xu->kind);
+    DELTA_COLUMN(r[i].xu->start_ns);
+    PLAIN_COLUMN(fmt_zz((int64_t)(r[i].xu->end_ns - r[i].xu->start_ns)));
+    DELTA_COLUMN(r[i].xu->iter_start);
+    PLAIN_COLUMN(r[i].xu->iter_count);
+    for (uint32_t e = 0; e < n_events; e++)
+        for (size_t i = 0; i < n; i++)
+            fmt_buf_value(b, r[i].values[e]);
+    /* Source XU ids + 1 (so that "none", UINT64_MAX, becomes 0). */
+    for (uint32_t s = 0; s < n_prov; s++)
+        DELTA_COLUMN(r[i].prov[s] + 1);
+}
+
+/* ---- id map ----------------------------------------------------------- */
+
+#define IDMAP_NONE UINT32_MAX
+
+void fmt_idmap_free(fmt_idmap_t *m)
+{
+    free(m->dense);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static inline size_t idmap_slot(uint64_t k, size_t mask)
+{
+    k ^= k >> 33; /* splitmix64 finaliser */
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb3fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (size_t)k & mask;
+}
+
+static int hash_grow(fmt_idmap_t *m, size_t need);
+
+static int hash_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old)
+{
+    if ((m->n + 1) * 10 > m->cap * 7 && hash_grow(m, m->n + 1))
+        return OMPF_ENOMEM;
+    size_t mask = m->cap - 1;
+    for (size_t s = idmap_slot(key, mask);; s = (s + 1) & mask) {
+        if (m->vals[s] == IDMAP_NONE) {
+            m->keys[s] = key;
+            m->vals[s] = val;
+            m->n++;
+            *old = IDMAP_NONE;
+            return 0;
+        }
+        if (m->keys[s] == key) {
+            *old = m->vals[s];
+            return 0;
+        }
+    }
+}
+
+static int hash_grow(fmt_idmap_t *m, size_t need)
+{
+    size_t cap = m->cap ? m->cap : 1024;
+    while (need * 10 > cap * 7)
+        cap *= 2;
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    uint32_t *vals = malloc(cap * sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return OMPF_ENOMEM;
+    }
+    memset(vals, 0xff, cap * sizeof *vals);
+    uint64_t *ok = m->keys;
+    uint32_t *ov = m->vals;
+    size_t ocap = m->cap;
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    m->n = 0;
+    uint32_t dummy;
+    for (size_t i = 0; i < ocap; i++)
+        if (ov[i] != IDMAP_NONE)
+            hash_put(m, ok[i], ov[i], &dummy);
+    free(ok);
+    free(ov);
+    return 0;
+}
+
+/* Leaves dense mode: moves every entry into the hash. */
+static int idmap_to_hash(fmt_idmap_t *m)
+{
+    size_t n = m->n;
+    uint32_t *dense = m->dense;
+    size_t dcap = m->dense_cap;
+    m->n = 0;
+    m->hashed = 1;
+    if (hash_grow(m, n + 1)) {
+        m->hashed = 0;
+        m->n = n;
+        return OMPF_ENOMEM;
+    }
+    uint32_t dummy;
+    for (size_t i = 0; i < dcap; i++)
+        if (dense[i] != IDMAP_NONE)
+            hash_put(m, i, dense[i], &dummy);
+    free(dense);
+    m->dense = NULL;
+    m->dense_cap = 0;
+    return 0;
+}
+
+int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old)
+{
+    if (!m->hashed) {
+        /* Dense while the table stays within 4 slots per entry. */
+        uint64_t limit = 4 * (uint64_t)(m->n + 1) + 65536;
+        if (key >= limit) {
+            if (idmap_to_hash(m))
+                return OMPF_ENOMEM;
+            return hash_put(m, key, val, old);
+        }
+        if (key >= m->dense_cap) {
+            size_t cap = m->dense_cap ? m->dense_cap : 1024;
+            while (cap <= key)
+                cap *= 2;
+            uint32_t *d = realloc(m->dense, cap * sizeof *d);
+            if (!d)
+                return OMPF_ENOMEM;
+            memset(d + m->dense_cap, 0xff, (cap - m->dense_cap) * sizeof *d);
+            m->dense = d;
+            m->dense_cap = cap;
+        }
+        *old = m->dense[key];
+        if (*old == IDMAP_NONE) {
+            m->dense[key] = val;
+            m->n++;
+        }
+        return 0;
+    }
+    return hash_put(m, key, val, old);
+}
+
+uint32_t fmt_idmap_get(const fmt_idmap_t *m, uint64_t key)
+{
+    if (!m->hashed)
+        return key < m->dense_cap ? m->dense[key] : IDMAP_NONE;
+    if (!m->cap)
+        return IDMAP_NONE;
+    size_t mask = m->cap - 1;
+    for (size_t s = idmap_slot(key, mask);; s = (s + 1) & mask) {
+        if (m->vals[s] == IDMAP_NONE)
+            return IDMAP_NONE;
+        if (m->keys[s] == key)
+            return m->vals[s];
+    }
+}
+
+void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val)
+{
+    if (!m->hashed) {
+        if (key < m->dense_cap && m->dense[key] != IDMAP_NONE)
+            m->dense[key] = val;
+        return;
+    }
+    if (!m->cap)
+        return;
+    size_t mask = m->cap - 1;
+    for (size_t s = idmap_slot(key, mask);; s = (s + 1) & mask) {
+        if (m->vals[s] == IDMAP_NONE)
+            return;
+        if (m->keys[s] == key) {
+            m->vals[s] = val;
+            return;
+        }
+    }
+}

@@ -1,0 +1,259 @@
+/* CSV export/import: import -> export reproduces the CSV exactly, export
+ * -> import -> export is stable, and bad CSV is reported by line:column. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gen.h"
+#include "ompfuse/csv.h"
+#include "ompfuse/file.h"
+
+static char *export_text(const ompf_profile_t *p, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    ompf_error_t err;
+    assert_int_equal(ompf_csv_export(p, f, &err), 0);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int import_text(const char *text, size_t len, const char *name,
+                       const ompf_csv_import_opts_t *o, ompf_profile_t **out, ompf_error_t *err)
+{
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!len) /* fmemopen refuses size 0 in old glibc */
+        f = fopen("/dev/null", "r");
+    int rc = ompf_csv_import(f, name, o, out, err);
+    fclose(f);
+    return rc;
+}
+
+static void roundtrip(const gen_opts_t *o)
+{
+    ompf_profile_t *p = gen_profile(o);
+    size_t n1, n2, n3;
+    char *t1 = export_text(p, &n1);
+    ompf_profile_t *q, *r;
+    ompf_error_t err = {0};
+    ompf_csv_import_opts_t io = {.program = "prog", .threads = 0};
+    int rc = import_text(t1, n1, "t1.csv", &io, &q, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_xu_count(q), o->n_xu);
+    char *t2 = export_text(q, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(t1, t2, n1);
+    /* Through a profile file as well (the 10^6 case skips the repeats to
+     * keep the suite fast under sanitizers: the text comparison above
+     * already covers it). */
+    if (o->n_xu > 100000) {
+        free(t1);
+        free(t2);
+        ompf_profile_destroy(p);
+        ompf_profile_destroy(q);
+        return;
+    }
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/i.ompf", dir);
+    assert_int_equal(ompf_profile_write(q, path, &err), 0);
+    assert_int_equal(ompf_profile_read(path, &r, NULL, &err), 0);
+    assert_int_equal(ompf_profile_compare(q, r, &err), 0);
+    char *t3 = export_text(r, &n3);
+    assert_int_equal(n1, n3);
+    assert_memory_equal(t1, t3, n1);
+    /* Import of the re-export builds the same profile. */
+    ompf_profile_t *s;
+    assert_int_equal(import_text(t2, n2, "t1.csv", &io, &s, &err), 0);
+    assert_int_equal(ompf_profile_compare(q, s, &err), 0);
+    /* Labels and values equal the original's. */
+    for (size_t i = 0; i < ompf_xu_count(p); i += 1 + ompf_xu_count(p) / 1000) {
+        assert_int_equal(ompf_label_compare(p, ompf_xu_get(p, i)->label, q,
+                                            ompf_xu_get(q, i)->label), 0);
+        for (size_t e = 0; e < ompf_event_count(p); e++) {
+            double a = ompf_xu_values_const(p, i)[e], b = ompf_xu_values_const(q, i)[e];
+            if (ompf_is_missing(a))
+                assert_true(ompf_is_missing(b));
+            else
+                assert_memory_equal(&a, &b, sizeof a);
+        }
+    }
+    free(t1);
+    free(t2);
+    free(t3);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
+    ompf_profile_destroy(r);
+    ompf_profile_destroy(s);
+    gen_rmdir(dir);
+}
+
+static void test_roundtrip_sizes(void **state)
+{
+    (void)state;
+    gen_opts_t o0 = {.n_xu = 0, .n_events = 2, .seed = 31};
+    roundtrip(&o0);
+    gen_opts_t o1 = {.n_xu = 1, .n_threads = 1, .n_events = 1, .seed = 32};
+    roundtrip(&o1);
+    gen_opts_t om = {.n_xu = 1000000, .n_threads = 64, .n_events = 2, .n_constructs = 9,
+                     .missing_rate = 0.02, .seed = 33};
+    roundtrip(&om);
+}
+
+static void test_roundtrip_special(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 20000, .n_threads = 16, .n_events = 5, .n_constructs = 12,
+                    .missing_rate = 0.2, .special_values = 1, .seed = 34};
+    roundtrip(&o);
+}
+
+static const char *const HDR = "xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n";
+
+static void test_import_semantics(void **state)
+{
+    (void)state;
+    const char *csv =
+        "xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles,\"a,\"\"b\"\"\"\r\n"
+        "7,fib.c:12,task,0.1.4198400.2,3,-1,100,250,12,0.25\r\n"
+        "\r\n"
+        "8,libfoo.so+0x1A2b,loop-chunk,0.3,0,2,5,6,,-1e-300\r\n"
+        "9,\"odd, name\",task,0,1,0,1,2,18446744073709551616,\n";
+    ompf_profile_t *p;
+    ompf_error_t err = {0};
+    ompf_csv_import_opts_t io = {.program = "fib", .threads = 8};
+    int rc = import_text(csv, strlen(csv), "s.csv", &io, &p, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_xu_count(p), 3);
+    assert_int_equal(ompf_event_count(p), 2);
+    assert_string_equal(ompf_event_get(p, 1)->name, "a,\"b\"");
+    assert_int_equal(ompf_construct_count(p), 3);
+    const ompf_construct_t *c0 = ompf_construct_get(p, 0), *c1 = ompf_construct_get(p, 1),
+                           *c2 = ompf_construct_get(p, 2);
+    assert_string_equal(c0->file, "fib.c");
+    assert_int_equal(c0->line, 12);
+    assert_string_equal(c0->module, "");
+    assert_string_equal(c0->name, "fib.c:12");
+    assert_string_equal(c1->module, "libfoo.so");
+    assert_int_equal(c1->offset, 0x1a2b);
+    assert_null(c1->file);
+    assert_string_equal(c1->name, "libfoo.so+0x1A2b");
+    assert_string_equal(c2->name, "odd, name");
+    assert_int_equal(ompf_thread_count(p), 4);
+    assert_string_equal(ompf_meta_get(p, "program"), "fib");
+    assert_string_equal(ompf_meta_get(p, "team_size"), "8");
+    assert_string_equal(ompf_meta_get(p, "mode"), OMPF_MODE_IMPORTED);
+    const ompf_xu_t *x = ompf_xu_get(p, 0);
+    assert_int_equal(x->id, 7);
+    assert_int_equal(x->kind, OMPF_XU_TASK);
+    assert_int_equal(x->thread, 3);
+    assert_int_equal(x->cpu, -1);
+    assert_int_equal(x->team_size, 8);
+    char buf[64];
+    ompf_label_format(p, x->label, buf, sizeof buf);
+    assert_string_equal(buf, "0.1.4198400.2");
+    assert_true(ompf_xu_values_const(p, 0)[1] == 0.25);
+    assert_true(ompf_is_missing(ompf_xu_values_const(p, 1)[0]));
+    assert_true(ompf_xu_values_const(p, 1)[1] == -1e-300);
+    assert_true(ompf_xu_values_const(p, 2)[0] == 18446744073709551616.0);
+    assert_true(ompf_is_missing(ompf_xu_values_const(p, 2)[1]));
+    /* The root label and a label shared as a prefix exist once. */
+    ompf_label_format(p, ompf_xu_get(p, 2)->label, buf, sizeof buf);
+    assert_string_equal(buf, "0");
+    size_t n;
+    char *out = export_text(p, &n);
+    const char *want =
+        "xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles,\"a,\"\"b\"\"\"\n"
+        "7,fib.c:12,task,0.1.4198400.2,3,-1,100,250,12,0.25\n"
+        "8,libfoo.so+0x1A2b,loop-chunk,0.3,0,2,5,6,,-1e-300\n"
+        "9,\"odd, name\",task,0,1,0,1,2,1.8446744073709552e+19,\n";
+    assert_string_equal(out, want);
+    free(out);
+    ompf_profile_destroy(p);
+}
+
+typedef struct bad {
+    const char *csv;
+    const char *fragment;
+} bad_t;
+
+static void test_bad_csv(void **state)
+{
+    (void)state;
+    char buf[4][512];
+    snprintf(buf[0], sizeof buf[0], "%s1,a:1,task,0,0,0,1,2,3\n1,a:1,task,0,0,0,1,2,3\n", HDR);
+    const bad_t cases[] = {
+        {"", "bad.csv:1:1: the file is empty"},
+        {"xu,typ,kind,label,thread,cpu,start_ns,end_ns\n",
+         "bad.csv:1:4: header column 2 is 'typ' but must be 'type'"},
+        {"xu,type\n", "bad.csv:1:1: the header has 2 columns"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,e,e\n",
+         "bad.csv:1:49: event 'e' appears twice"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,\n", "bad.csv:1:47: event column 9"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,1,2\n",
+         "bad.csv:2:20: row has 8 fields but the header has 9"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,tsk,0,0,0,1,2,3\n",
+         "bad.csv:2:7: column 'kind': 'tsk' is not an XU kind"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0.x,0,0,1,2,3\n",
+         "bad.csv:2:12: column 'label': '0.x'"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,-1,0,1,2,3\n",
+         "bad.csv:2:14: column 'thread': '-1'"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,x,1,2,3\n",
+         "bad.csv:2:16: column 'cpu': 'x'"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,1.5,2,3\n",
+         "bad.csv:2:18: column 'start_ns': '1.5'"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,1,,3\n",
+         "bad.csv:2:20: column 'end_ns': ''"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,1,2,12x\n",
+         "bad.csv:2:22: column 'cycles': '12x' is not a number"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\nq,a:1,task,0,0,0,1,2,3\n",
+         "bad.csv:2:1: column 'xu': 'q'"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,,task,0,0,0,1,2,3\n",
+         "bad.csv:2:3: column 'type' is empty"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,\"a:1,task,0,0,0,1,2,3\n",
+         "bad.csv:2:3: quoted field is not closed"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a\"b,task,0,0,0,1,2,3\n",
+         "bad.csv:2:4: quote inside an unquoted field"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,\"a\"b,task,0,0,0,1,2,3\n",
+         "bad.csv:2:6: unexpected character after a closing quote"},
+        {buf[0], "bad.csv:3:1: XU id 1 already appears on line 2"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,9418400,0,1,2,3\n",
+         "bad.csv:2:14: column 'thread': 9418400 is too large"},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ompf_profile_t *p = (ompf_profile_t *)&failures;
+        ompf_error_t err = {0};
+        int rc = import_text(cases[i].csv, strlen(cases[i].csv), "bad.csv", NULL, &p, &err);
+        int want = strstr(cases[i].fragment, "too large") ? OMPF_ERANGE : OMPF_EFORMAT;
+        if (rc != want || p != NULL || !strstr(err.msg, cases[i].fragment)) {
+            fprintf(stderr, "case %zu: got %d \"%s\", want \"%s\"\n", i, rc, err.msg,
+                    cases[i].fragment);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_import_semantics),
+        cmocka_unit_test(test_bad_csv),
+        cmocka_unit_test(test_roundtrip_special),
+        cmocka_unit_test(test_roundtrip_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,718 @@
+/* Malformed inputs, table-driven (in the manner of libpfm4's validation
+ * tests): each case builds or mutates a file, and states the error code and
+ * a fragment of the message the reader must give.  No case may crash, leak
+ * or return a profile. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fmt.h"
+#include "gen.h"
+#include "ompfuse/file.h"
+
+/* ---- a valid base file and raw mutations ------------------------------ */
+
+static unsigned char *base;
+static size_t base_len;
+
+typedef struct bytes {
+    unsigned char *d;
+    size_t n;
+} bytes_t;
+
+static bytes_t copy_base(void)
+{
+    bytes_t b = {malloc(base_len + 64), base_len};
+    memcpy(b.d, base, base_len);
+    return b;
+}
+
+/* Offset of chunk i (0-based) of a well-formed file. */
+static size_t chunk_off(const bytes_t *b, int i)
+{
+    size_t off = FMT_HEADER_SIZE;
+    for (; i > 0; i--)
+        off += FMT_CHUNK_HEADER_SIZE + fmt_get_u64(b->d + off + 8);
+    return off;
+}
+
+static size_t find_chunk(const bytes_t *b, uint32_t type)
+{
+    size_t off = FMT_HEADER_SIZE;
+    while (off < b->n && fmt_get_u32(b->d + off) != type)
+        off += FMT_CHUNK_HEADER_SIZE + fmt_get_u64(b->d + off + 8);
+    assert_true(off < b->n);
+    return off;
+}
+
+static void fix_crc(bytes_t *b, size_t off)
+{
+    fmt_put_u32(b->d + off + 28,
+                fmt_chunk_crc(b->d + off, b->d + off + FMT_CHUNK_HEADER_SIZE,
+                              fmt_get_u64(b->d + off + 8)));
+}
+
+static void fix_header_crc(bytes_t *b)
+{
+    fmt_put_u32(b->d + 28, fmt_chunk_crc(b->d, NULL, 0));
+}
+
+static bytes_t m_empty(void) { bytes_t b = copy_base(); b.n = 0; return b; }
+static bytes_t m_magic(void) { bytes_t b = copy_base(); b.d[1] = 'X'; return b; }
+static bytes_t m_text(void)
+{
+    bytes_t b = {(unsigned char *)strdup("xu,type,kind\n1,a,task\n"), 22};
+    return b;
+}
+static bytes_t m_short_header(void) { bytes_t b = copy_base(); b.n = 20; return b; }
+static bytes_t m_magic_only(void) { bytes_t b = copy_base(); b.n = 5; return b; }
+static bytes_t m_newer(void)
+{
+    bytes_t b = copy_base();
+    fmt_put_u32(b.d + 8, OMPF_FORMAT_VERSION + 1);
+    fix_header_crc(&b);
+    return b;
+}
+static bytes_t m_version0(void)
+{
+    bytes_t b = copy_base();
+    fmt_put_u32(b.d + 8, 0);
+    fix_header_crc(&b);
+    return b;
+}
+static bytes_t m_header_crc(void) { bytes_t b = copy_base(); b.d[20] ^= 1; return b; }
+static bytes_t m_header_size(void)
+{
+    bytes_t b = copy_base();
+    fmt_put_u32(b.d + 12, 48);
+    fix_header_crc(&b);
+    return b;
+}
+static bytes_t m_payload_flip(void)
+{
+    bytes_t b = copy_base();
+    size_t off = find_chunk(&b, FMT_CHUNK_XUS);
+    b.d[off + FMT_CHUNK_HEADER_SIZE + 3] ^= 0x40;
+    return b;
+}
+static bytes_t m_chunk_header_flip(void)
+{
+    bytes_t b = copy_base();
+    size_t off = chunk_off(&b, 1);
+    b.d[off + 24] ^= 0x01; /* record count */
+    return b;
+}
+static bytes_t m_absurd_stored(void)
+{
+    bytes_t b = copy_base();
+    size_t off = chunk_off(&b, 2);
+    fmt_put_u64(b.d + off + 8, 1ULL << 40);
+    return b;
+}
+static bytes_t m_absurd_raw(void)
+{
+    bytes_t b = copy_base();
+    size_t off = find_chunk(&b, FMT_CHUNK_XUS);
+    fmt_put_u64(b.d + off + 16, 1ULL << 33);
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_raw_ne_stored(void)
+{
+    bytes_t b = copy_base();
+    size_t off = chunk_off(&b, 0); /* META, stored raw */
+    assert_int_equal(fmt_get_u32(b.d + off + 4) & FMT_CF_ZSTD, 0);
+    fmt_put_u64(b.d + off + 16, fmt_get_u64(b.d + off + 8) + 1);
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_unknown_flags(void)
+{
+    bytes_t b = copy_base();
+    size_t off = chunk_off(&b, 1);
+    fmt_put_u32(b.d + off + 4, fmt_get_u32(b.d + off + 4) | 0x100);
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_unknown_type(void)
+{
+    bytes_t b = copy_base();
+    size_t off = chunk_off(&b, 1);
+    fmt_put_u32(b.d + off, 99);
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_trailing(void)
+{
+    bytes_t b = copy_base();
+    memcpy(b.d + b.n, "garbage", 7);
+    b.n += 7;
+    return b;
+}
+static bytes_t m_count_absurd(void)
+{
+    bytes_t b = copy_base();
+    size_t off = find_chunk(&b, FMT_CHUNK_CONSTRUCTS);
+    fmt_put_u32(b.d + off + 24, 0xfffffff0u);
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_xu_count_absurd(void)
+{
+    bytes_t b = copy_base();
+    size_t off = find_chunk(&b, FMT_CHUNK_XUS);
+    uint64_t raw = fmt_get_u64(b.d + off + 16);
+    fmt_put_u32(b.d + off + 24, (uint32_t)(raw / FMT_XU_COLUMNS + 1));
+    fix_crc(&b, off);
+    return b;
+}
+static bytes_t m_xu_count_wrong(void)
+{
+    bytes_t b = copy_base();
+    size_t off = find_chunk(&b, FMT_CHUNK_XUS);
+    fmt_put_u32(b.d + off + 24, fmt_get_u32(b.d + off + 24) - 1);
+    fix_crc(&b, off);
+    return b;
+}
+
+/* ---- crafted files ----------------------------------------------------- */
+
+typedef struct fb {
+    fmt_buf_t b, pl;
+    uint64_t chunks, xus;
+} fb_t;
+
+static void fb_init(fb_t *f)
+{
+    memset(f, 0, sizeof *f);
+    unsigned char h[FMT_HEADER_SIZE];
+    fmt_header_build(h);
+    fmt_buf_bytes(&f->b, h, sizeof h);
+}
+
+/* Emits f->pl as a chunk (compressed when it pays). */
+static void fb_chunk(fb_t *f, uint32_t type, uint32_t count)
+{
+    fmt_buf_t c = {0};
+    assert_int_equal(fmt_chunk_build(&c, type, count, &f->pl, NULL, 1), 0);
+    fmt_buf_bytes(&f->b, c.data, c.len);
+    fmt_buf_free(&c);
+    f->pl.len = 0;
+    f->chunks++;
+}
+
+static void fb_event(fb_t *f, const char *name, int64_t status, int64_t source)
+{
+    fmt_buf_str(&f->pl, name);
+    for (int i = 0; i < 5; i++)
+        fmt_buf_uv(&f->pl, 0);
+    fmt_buf_sv(&f->pl, status);
+    fmt_buf_optstr(&f->pl, NULL);
+    fmt_buf_sv(&f->pl, source);
+}
+
+static void fb_construct(fb_t *f, uint64_t id, uint64_t offset, int64_t kind)
+{
+    ompf_construct_t c = {.module = "/bin/app", .build_id = "", .offset = offset,
+                          .kind = (int32_t)kind};
+    fmt_enc_construct(&f->pl, id, &c);
+}
+
+static void fb_thread(fb_t *f, uint64_t index, uint32_t nev)
+{
+    fmt_buf_uv(&f->pl, index);
+    fmt_buf_sv(&f->pl, 42);
+    fmt_buf_uv(&f->pl, nev);
+    for (uint32_t k = 0; k < 4 * nev; k++)
+        fmt_buf_value(&f->pl, 1.0);
+}
+
+/* META, EVENTS (one event), CONSTRUCTS (id 1), THREADS (index 0). */
+static void fb_prefix(fb_t *f)
+{
+    fb_init(f);
+    fmt_buf_str(&f->pl, "program");
+    fmt_buf_str(&f->pl, "app");
+    fb_chunk(f, FMT_CHUNK_META, 1);
+    fb_event(f, "cycles", 0, -1);
+    fb_chunk(f, FMT_CHUNK_EVENTS, 1);
+    fb_construct(f, 1, 0x10, OMPF_CK_TASK);
+    fb_chunk(f, FMT_CHUNK_CONSTRUCTS, 1);
+    fb_thread(f, 0, 1);
+    fb_chunk(f, FMT_CHUNK_THREADS, 1);
+}
+
+static void fb_labels(fb_t *f, const fmt_label_rec_t *l, size_t n)
+{
+    fmt_enc_labels(&f->pl, l, n);
+    fb_chunk(f, FMT_CHUNK_LABELS, (uint32_t)n);
+}
+
+static void fb_xu_ev(fb_t *f, uint64_t cid, uint64_t lid, uint32_t thread, uint8_t kind,
+                     uint32_t nev)
+{
+    ompf_xu_t x = {.id = 1, .thread = thread, .parts = 1, .kind = kind, .cpu = -1,
+                   .core = -1, .numa = -1};
+    double v[4] = {5, 6, 7, 8};
+    fmt_xu_row_t row = {.xu = &x, .cid = cid, .lid = lid, .values = v};
+    fmt_enc_xus(&f->pl, &row, 1, nev, 0);
+    fb_chunk(f, FMT_CHUNK_XUS, 1);
+    f->xus++;
+}
+
+static void fb_xu(fb_t *f, uint64_t cid, uint64_t lid, uint32_t thread, uint8_t kind)
+{
+    fb_xu_ev(f, cid, lid, thread, kind, 1);
+}
+
+static bytes_t fb_done(fb_t *f)
+{
+    fmt_buf_uv(&f->pl, f->xus);
+    fmt_buf_uv(&f->pl, f->chunks);
+    fb_chunk(f, FMT_CHUNK_END, 0);
+    fmt_buf_free(&f->pl);
+    bytes_t b = {f->b.data, f->b.len};
+    return b;
+}
+
+static bytes_t c_valid(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{2, 1, 7}, {1, 0, 3}}; /* parent defined after child */
+    fb_labels(&f, l, 2);
+    fb_xu(&f, 1, 2, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_skippable(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_buf_str(&f.pl, "from the future");
+    fmt_buf_t c = {0};
+    assert_int_equal(fmt_chunk_build(&c, 77, 1, &f.pl, NULL, 0), 0);
+    fmt_put_u32(c.data + 4, FMT_CF_SKIPPABLE);
+    fmt_put_u32(c.data + 28, fmt_chunk_crc(c.data, c.data + 32, c.len - 32));
+    fmt_buf_bytes(&f.b, c.data, c.len);
+    fmt_buf_free(&c);
+    f.pl.len = 0;
+    f.chunks++;
+    fb_xu(&f, 1, 0, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_label_cycle(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{5, 6, 1}, {6, 7, 1}, {7, 5, 1}};
+    fb_labels(&f, l, 3);
+    return fb_done(&f);
+}
+static bytes_t c_label_self(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{9, 9, 1}};
+    fb_labels(&f, l, 1);
+    return fb_done(&f);
+}
+static bytes_t c_label_dangling(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{3, 0, 1}, {4, 1234, 1}};
+    fb_labels(&f, l, 2);
+    return fb_done(&f);
+}
+static bytes_t c_label_zero(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{0, 0, 1}};
+    fb_labels(&f, l, 1);
+    return fb_done(&f);
+}
+static bytes_t c_label_dup(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{3, 0, 1}};
+    fmt_label_rec_t m[] = {{3, 0, 2}};
+    fb_labels(&f, l, 1);
+    fb_labels(&f, m, 1);
+    return fb_done(&f);
+}
+static bytes_t c_label_dup_same(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{3, 0, 1}};
+    fb_labels(&f, l, 1);
+    fb_labels(&f, l, 1);
+    fb_xu(&f, 1, 3, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_xu_dangling_construct(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu(&f, 99, 0, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_xu_dangling_label(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu(&f, 1, 55, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_xu_thread(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu(&f, 1, 0, 1, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_xu_kind(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu(&f, 1, 0, 0, OMPF_XU_KIND_COUNT);
+    return fb_done(&f);
+}
+static bytes_t c_xu_nev(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu_ev(&f, 1, 0, 0, OMPF_XU_TASK, 2);
+    return fb_done(&f);
+}
+static bytes_t c_construct_kind(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_construct(&f, 2, 0x20, OMPF_CK_COUNT + 3);
+    fb_chunk(&f, FMT_CHUNK_CONSTRUCTS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_construct_dup(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_construct(&f, 1, 0x99, OMPF_CK_TASK);
+    fb_chunk(&f, FMT_CHUNK_CONSTRUCTS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_event_status(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fb_event(&f, "cycles", 17, -1);
+    fb_chunk(&f, FMT_CHUNK_EVENTS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_event_source(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fb_event(&f, "cycles", 0, 3);
+    fb_chunk(&f, FMT_CHUNK_EVENTS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_event_rename(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_event(&f, "instructions", 1, -1);
+    fb_chunk(&f, FMT_CHUNK_EVENTS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_event_dup(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fb_event(&f, "cycles", 0, -1);
+    fb_event(&f, "cycles", 0, -1);
+    fb_chunk(&f, FMT_CHUNK_EVENTS, 2);
+    return fb_done(&f);
+}
+static bytes_t c_thread_dup(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_thread(&f, 0, 1);
+    fb_chunk(&f, FMT_CHUNK_THREADS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_thread_gap(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_thread(&f, 1000000, 1);
+    fb_chunk(&f, FMT_CHUNK_THREADS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_thread_nev(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_thread(&f, 1, 3);
+    fb_chunk(&f, FMT_CHUNK_THREADS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_end_xus(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fb_xu(&f, 1, 0, 0, OMPF_XU_TASK);
+    f.xus = 5;
+    return fb_done(&f);
+}
+static bytes_t c_end_chunks(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    f.chunks += 2;
+    return fb_done(&f);
+}
+static bytes_t c_string_past_end(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fmt_buf_uv(&f.pl, 100);
+    fmt_buf_bytes(&f.pl, "abc", 3);
+    fb_chunk(&f, FMT_CHUNK_META, 1);
+    return fb_done(&f);
+}
+static bytes_t c_string_nul(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fmt_buf_uv(&f.pl, 3);
+    fmt_buf_bytes(&f.pl, "a\0c", 3);
+    fmt_buf_str(&f.pl, "v");
+    fb_chunk(&f, FMT_CHUNK_META, 1);
+    return fb_done(&f);
+}
+static bytes_t c_extra_bytes(void)
+{
+    fb_t f;
+    fb_init(&f);
+    fmt_buf_bytes(&f.pl, "xyz", 3);
+    fb_chunk(&f, FMT_CHUNK_META, 0);
+    return fb_done(&f);
+}
+static bytes_t c_long_varint(void)
+{
+    fb_t f;
+    fb_init(&f);
+    for (int i = 0; i < 11; i++)
+        fmt_buf_bytes(&f.pl, "\xff", 1);
+    fmt_buf_bytes(&f.pl, "\x01", 1);
+    fb_chunk(&f, FMT_CHUNK_META, 1);
+    return fb_done(&f);
+}
+static bytes_t c_bad_value_tag(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    /* A thread whose first value has the reserved tag 3. */
+    fmt_buf_uv(&f.pl, 1);
+    fmt_buf_sv(&f.pl, 1);
+    fmt_buf_uv(&f.pl, 1);
+    fmt_buf_uv(&f.pl, 3);
+    for (int k = 0; k < 3; k++)
+        fmt_buf_value(&f.pl, 1);
+    fb_chunk(&f, FMT_CHUNK_THREADS, 1);
+    return fb_done(&f);
+}
+static bytes_t c_zstd_lies(void)
+{
+    fb_t f;
+    fb_init(&f);
+    for (int i = 0; i < 50; i++) {
+        fmt_buf_str(&f.pl, "key");
+        fmt_buf_str(&f.pl, "value value value");
+    }
+    fmt_buf_t c = {0};
+    assert_int_equal(fmt_chunk_build(&c, FMT_CHUNK_META, 50, &f.pl, NULL, 1), 0);
+    assert_true(fmt_get_u32(c.data + 4) & FMT_CF_ZSTD);
+    fmt_put_u64(c.data + 16, fmt_get_u64(c.data + 16) + 10);
+    fmt_put_u32(c.data + 28, fmt_chunk_crc(c.data, c.data + 32, c.len - 32));
+    fmt_buf_bytes(&f.b, c.data, c.len);
+    fmt_buf_free(&c);
+    f.pl.len = 0;
+    f.chunks++;
+    return fb_done(&f);
+}
+static bytes_t c_zstd_garbage(void)
+{
+    fb_t f;
+    fb_init(&f);
+    /* A zstd frame header announcing 200 bytes, then garbage. */
+    static const unsigned char frame[] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 200, 0xde, 0xad,
+                                          0xbe, 0xef, 0x00, 0x11, 0x22, 0x33};
+    unsigned char h[FMT_CHUNK_HEADER_SIZE];
+    fmt_put_u32(h, FMT_CHUNK_META);
+    fmt_put_u32(h + 4, FMT_CF_ZSTD);
+    fmt_put_u64(h + 8, sizeof frame);
+    fmt_put_u64(h + 16, 200);
+    fmt_put_u32(h + 24, 1);
+    fmt_put_u32(h + 28, fmt_chunk_crc(h, frame, sizeof frame));
+    fmt_buf_bytes(&f.b, h, sizeof h);
+    fmt_buf_bytes(&f.b, frame, sizeof frame);
+    f.chunks++;
+    return fb_done(&f);
+}
+
+typedef struct mcase {
+    const char *what;
+    bytes_t (*make)(void);
+    int code;
+    const char *fragment;
+} mcase_t;
+
+static const mcase_t cases[] = {
+    {"crafted valid file (parent after child)", c_valid, 0, NULL},
+    {"unknown skippable chunk", c_skippable, 0, NULL},
+    {"identical duplicate label", c_label_dup_same, 0, NULL},
+    {"empty file", m_empty, OMPF_EFORMAT, "the file is empty"},
+    {"wrong magic", m_magic, OMPF_EFORMAT, "wrong magic number"},
+    {"a CSV file", m_text, OMPF_EFORMAT, "not an ompfuse profile"},
+    {"truncated header", m_short_header, OMPF_EFORMAT, "truncated header"},
+    {"only part of the magic", m_magic_only, OMPF_EFORMAT, "truncated header"},
+    {"newer version", m_newer, OMPF_EVERSION, "upgrade ompfuse"},
+    {"version 0", m_version0, OMPF_EFORMAT, "version 0"},
+    {"header checksum", m_header_crc, OMPF_ECHECKSUM, "header checksum mismatch"},
+    {"header size", m_header_size, OMPF_EFORMAT, "unknown header size"},
+    {"payload bit flip", m_payload_flip, OMPF_ECHECKSUM, "checksum mismatch"},
+    {"chunk header bit flip", m_chunk_header_flip, OMPF_ECHECKSUM, "checksum mismatch"},
+    {"absurd stored size", m_absurd_stored, OMPF_ERANGE, "absurd chunk size"},
+    {"absurd decoded size", m_absurd_raw, OMPF_ERANGE, "absurd chunk size"},
+    {"raw size differs from stored", m_raw_ne_stored, OMPF_EFORMAT, "different stored"},
+    {"unknown flags", m_unknown_flags, OMPF_EFORMAT, "unknown chunk flags"},
+    {"unknown chunk type", m_unknown_type, OMPF_EFORMAT, "unknown chunk type 99"},
+    {"bytes after END", m_trailing, OMPF_EFORMAT, "7 bytes follow the END chunk"},
+    {"absurd record count", m_count_absurd, OMPF_ERANGE, "absurd record count"},
+    {"absurd XU count", m_xu_count_absurd, OMPF_ERANGE, "absurd XU count"},
+    {"XU count one short", m_xu_count_wrong, OMPF_EFORMAT, "END says 50 XUs"},
+    {"label cycle", c_label_cycle, OMPF_EFORMAT, "form a cycle"},
+    {"label its own parent", c_label_self, OMPF_EFORMAT, "form a cycle through id 9"},
+    {"dangling label parent", c_label_dangling, OMPF_EFORMAT, "parent id 1234"},
+    {"label id 0", c_label_zero, OMPF_EFORMAT, "reserved for the root"},
+    {"label redefined", c_label_dup, OMPF_EFORMAT, "label id 3 is defined twice"},
+    {"XU with unknown construct", c_xu_dangling_construct, OMPF_EFORMAT,
+     "construct id 99, which is not defined (dangling id)"},
+    {"XU with unknown label", c_xu_dangling_label, OMPF_EFORMAT,
+     "label id 55, which is not defined (dangling id)"},
+    {"XU thread out of range", c_xu_thread, OMPF_ERANGE, "refers to thread 1"},
+    {"XU kind out of range", c_xu_kind, OMPF_ERANGE, "out-of-range field (kind 6"},
+    {"XU value count", c_xu_nev, OMPF_EFORMAT, "carry 2 values each"},
+    {"construct kind", c_construct_kind, OMPF_ERANGE, "construct id 2 has kind 12"},
+    {"construct redefined", c_construct_dup, OMPF_EFORMAT, "construct id 1 is defined twice"},
+    {"event status", c_event_status, OMPF_ERANGE, "status 17"},
+    {"event source", c_event_source, OMPF_ERANGE, "refers to source 3"},
+    {"event renamed", c_event_rename, OMPF_EFORMAT, "first EVENTS chunk named it 'cycles'"},
+    {"event twice", c_event_dup, OMPF_EFORMAT, "duplicate name"},
+    {"thread twice", c_thread_dup, OMPF_EFORMAT, "thread index 0 is recorded twice"},
+    {"thread index absurd", c_thread_gap, OMPF_ERANGE, "thread index 1000000 is out of range"},
+    {"thread totals count", c_thread_nev, OMPF_EFORMAT, "carries 3 event totals"},
+    {"END XU count", c_end_xus, OMPF_EFORMAT, "END says 5 XUs"},
+    {"END chunk count", c_end_chunks, OMPF_EFORMAT, "chunks precede it"},
+    {"string past the end", c_string_past_end, OMPF_EFORMAT, "runs past the end"},
+    {"NUL in a string", c_string_nul, OMPF_EFORMAT, "runs past the end"},
+    {"extra payload bytes", c_extra_bytes, OMPF_EFORMAT, "3 unexpected bytes"},
+    {"varint over 64 bits", c_long_varint, OMPF_EFORMAT, "runs past the end"},
+    {"reserved value tag", c_bad_value_tag, OMPF_EFORMAT, "runs past the end"},
+    {"zstd size lie", c_zstd_lies, OMPF_EFORMAT, "does not match its declared size"},
+    {"zstd garbage", c_zstd_garbage, OMPF_EFORMAT, "zstd cannot decompress"},
+};
+
+static void test_cases(void **state)
+{
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const mcase_t *c = &cases[i];
+        bytes_t b = c->make();
+        ompf_profile_t *p = (ompf_profile_t *)&b; /* must be overwritten */
+        ompf_read_info_t info;
+        ompf_error_t err = {0};
+        int rc = ompf_profile_read_mem(b.d, b.n, "case.ompf", &p, &info, &err);
+        int ok = rc == c->code;
+        if (c->code == 0) {
+            ok = ok && p != NULL && !info.truncated;
+        } else {
+            ok = ok && p == NULL && err.code == c->code &&
+                 strstr(err.msg, c->fragment) != NULL && strstr(err.msg, "case.ompf") != NULL;
+        }
+        if (!ok) {
+            fprintf(stderr, "case '%s': got %d (%s) \"%s\", want %d with \"%s\"\n", c->what,
+                    rc, ompf_strerror(rc), err.msg, c->code, c->fragment ? c->fragment : "");
+            failures++;
+        }
+        if (rc == 0 || rc == OMPF_ETRUNC)
+            ompf_profile_destroy(p);
+        free(b.d);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Through the file API too: the path is named in the message. */
+static void test_file_api(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad.ompf", dir);
+    bytes_t b = m_newer();
+    FILE *f = fopen(path, "wb");
+    fwrite(b.d, 1, b.n, f);
+    fclose(f);
+    free(b.d);
+    ompf_profile_t *p;
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_read(path, &p, NULL, &err), OMPF_EVERSION);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, path));
+    gen_rmdir(dir);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 50, .n_threads = 2, .n_events = 2, .n_constructs = 2, .seed = 3};
+    ompf_profile_t *p = gen_profile(&o);
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/base.ompf", dir);
+    ompf_error_t err;
+    if (ompf_profile_write(p, path, &err))
+        return -1;
+    base = gen_slurp(path, &base_len);
+    ompf_profile_destroy(p);
+    gen_rmdir(dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(base);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_file_api),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

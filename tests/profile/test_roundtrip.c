@@ -1,0 +1,254 @@
+/* write -> read -> compare for profiles of every shape. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <dlfcn.h>
+#include <limits.h>
+
+#include "gen.h"
+#include "ompfuse/file.h"
+
+static void roundtrip(const gen_opts_t *o)
+{
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/p.ompf", dir);
+    ompf_profile_t *p = gen_profile(o);
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_write(p, path, &err), 0);
+
+    /* No temporary file is left behind. */
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0);
+
+    ompf_profile_t *q = NULL;
+    ompf_read_info_t info;
+    int rc = ompf_profile_read(path, &q, &info, &err);
+    if (rc)
+        fprintf(stderr, "read: %s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(info.truncated, 0);
+    assert_int_equal(info.xus_read, o->n_xu);
+    assert_int_equal(info.xus_dropped, 0);
+    rc = ompf_profile_compare(p, q, &err);
+    if (rc)
+        fprintf(stderr, "compare: %s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_label_count(q) > 0, 1);
+
+    /* Writing what was read gives the same bytes: the format is canonical
+     * for a given profile. */
+    char path2[512];
+    snprintf(path2, sizeof path2, "%s/q.ompf", dir);
+    assert_int_equal(ompf_profile_write(q, path2, &err), 0);
+    size_t n1, n2;
+    unsigned char *b1 = gen_slurp(path, &n1), *b2 = gen_slurp(path2, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
+    gen_rmdir(dir);
+}
+
+static void test_zero_xus(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 0, .n_threads = 0, .n_events = 0, .seed = 1};
+    roundtrip(&o);
+    gen_opts_t o2 = {.n_xu = 0, .n_threads = 4, .n_events = 3, .n_constructs = 2, .seed = 2};
+    roundtrip(&o2);
+}
+
+static void test_one_xu(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 1, .n_threads = 1, .n_events = 2, .seed = 3};
+    roundtrip(&o);
+    gen_opts_t o2 = {.n_xu = 1, .n_threads = 0, .n_events = 0, .seed = 4};
+    roundtrip(&o2);
+}
+
+static void test_million_xus(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 1000000, .n_threads = 8, .n_events = 2, .n_constructs = 7,
+                    .missing_rate = 0.01, .seed = 5};
+    roundtrip(&o);
+}
+
+static void test_many_threads(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 20000, .n_threads = 64, .n_events = 5, .n_constructs = 30,
+                    .seed = 6};
+    roundtrip(&o);
+}
+
+static void test_missing_and_special_values(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 5000, .n_threads = 4, .n_events = 6, .n_constructs = 3,
+                    .missing_rate = 0.3, .special_values = 1, .seed = 7};
+    roundtrip(&o);
+    gen_opts_t all = {.n_xu = 300, .n_threads = 2, .n_events = 2, .missing_rate = 1.0,
+                      .seed = 8};
+    roundtrip(&all);
+}
+
+static void test_fused(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 70000, .n_threads = 4, .n_events = 4, .n_constructs = 5,
+                    .n_sources = 3, .missing_rate = 0.05, .seed = 9};
+    roundtrip(&o);
+}
+
+/* A construct whose strings carry every byte but NUL survives. */
+static void test_odd_strings(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 3, .n_threads = 1, .n_events = 1, .seed = 10};
+    ompf_profile_t *p = gen_profile(&o);
+    char odd[256];
+    for (int i = 1; i < 256; i++)
+        odd[i - 1] = (char)i;
+    odd[255] = 0;
+    ompf_construct_t c = {.module = odd, .build_id = "", .kind = OMPF_CK_TASK, .name = odd};
+    assert_int_equal(ompf_construct_add(p, &c, NULL), 0);
+    assert_int_equal(ompf_meta_set(p, odd, odd), 0);
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/odd.ompf", dir);
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_write(p, path, &err), 0);
+    ompf_profile_t *q;
+    assert_int_equal(ompf_profile_read(path, &q, NULL, &err), 0);
+    assert_int_equal(ompf_profile_compare(p, q, &err), 0);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
+    gen_rmdir(dir);
+}
+
+static void test_write_errors(void **state)
+{
+    (void)state;
+    gen_opts_t o = {.n_xu = 3, .n_threads = 1, .n_events = 1, .seed = 11};
+    ompf_profile_t *p = gen_profile(&o);
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_write(p, "/nonexistent-dir/x.ompf", &err), OMPF_EIO);
+    assert_non_null(strstr(err.msg, "/nonexistent-dir/x.ompf"));
+    assert_non_null(strstr(err.msg, "cannot create"));
+    ompf_profile_t *q = (ompf_profile_t *)1;
+    assert_int_equal(ompf_profile_read("/nonexistent-dir/x.ompf", &q, NULL, &err), OMPF_EIO);
+    assert_null(q);
+    assert_non_null(strstr(err.msg, "cannot open"));
+    assert_int_equal(ompf_profile_read("/tmp", &q, NULL, &err), OMPF_EIO);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    ompf_profile_destroy(p);
+}
+
+static void test_outfile(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    ompf_outfile_t *o;
+    FILE *fp;
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_outfile_open(path, &o, &fp, &err), 0);
+    fputs("hello\n", fp);
+    /* Not visible under its name before the commit. */
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(ompf_outfile_commit(o, &err), 0);
+    size_t n;
+    unsigned char *b = gen_slurp(path, &n);
+    assert_int_equal(n, 6);
+    assert_memory_equal(b, "hello\n", 6);
+    free(b);
+    /* Abort leaves the previous content and no temporary file. */
+    assert_int_equal(ompf_outfile_open(path, &o, &fp, &err), 0);
+    fputs("partial", fp);
+    ompf_outfile_abort(o);
+    b = gen_slurp(path, &n);
+    assert_int_equal(n, 6);
+    free(b);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    snprintf(path, sizeof path, "%s/no/such/dir", dir);
+    assert_int_not_equal(ompf_outfile_open(path, &o, &fp, &err), 0);
+    assert_non_null(strstr(err.msg, "cannot create"));
+    gen_rmdir(dir);
+}
+
+/* A function whose address this test resolves with addr2line. */
+__attribute__((noinline)) int ompf_test_marker(int x);
+__attribute__((noinline)) int ompf_test_marker(int x)
+{
+    return x * 3 + 1;
+}
+
+static void test_resolve(void **state)
+{
+    (void)state;
+    Dl_info di;
+    assert_int_not_equal(dladdr((void *)ompf_test_marker, &di), 0);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = 0;
+    ompf_profile_t *p;
+    assert_int_equal(ompf_profile_create(&p), 0);
+    /* offset as the tool records it: a return address inside the function,
+     * relative to the module's load base. */
+    uint64_t off = (uint64_t)((uintptr_t)ompf_test_marker - (uintptr_t)di.dli_fbase) + 4;
+    ompf_construct_t here = {.module = exe, .build_id = "", .offset = off,
+                             .kind = OMPF_CK_TASK};
+    ompf_construct_t gone = {.module = "/nonexistent/module.so", .build_id = "", .offset = 16,
+                             .kind = OMPF_CK_TASK};
+    ompf_construct_t done = {.module = exe, .build_id = "", .offset = off, .kind = OMPF_CK_TASK,
+                             .file = "already.c", .line = 7};
+    assert_int_equal(ompf_construct_add(p, &here, NULL), 0);
+    assert_int_equal(ompf_construct_add(p, &gone, NULL), 0);
+    assert_int_equal(ompf_construct_add(p, &done, NULL), 0);
+    ompf_error_t err;
+    assert_int_equal(ompf_resolve_constructs(p, &err), 1);
+    const ompf_construct_t *c = ompf_construct_get(p, 0);
+    assert_non_null(c->file);
+    assert_non_null(strstr(c->file, "test_roundtrip.c"));
+    assert_true(c->line > 0);
+    assert_non_null(c->function);
+    assert_string_equal(c->function, "ompf_test_marker");
+    assert_null(ompf_construct_get(p, 1)->file);
+    assert_string_equal(ompf_construct_get(p, 2)->file, "already.c");
+    assert_int_equal(ompf_test_marker(1), 4);
+    ompf_profile_destroy(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_xus),
+        cmocka_unit_test(test_one_xu),
+        cmocka_unit_test(test_million_xus),
+        cmocka_unit_test(test_many_threads),
+        cmocka_unit_test(test_missing_and_special_values),
+        cmocka_unit_test(test_fused),
+        cmocka_unit_test(test_odd_strings),
+        cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_outfile),
+        cmocka_unit_test(test_resolve),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

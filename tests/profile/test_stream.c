@@ -1,0 +1,232 @@
+/* The streaming writer from several threads at once, with labels whose
+ * parents are written by other streams, and a writer that "crashes". */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gen.h"
+#include "ompfuse/file.h"
+
+#define NTHREADS 8
+#define PER_THREAD 5000
+#define M 1000000ULL /* id space per thread */
+
+typedef struct targ {
+    ompf_writer_t *w;
+    uint32_t t;
+    pthread_barrier_t *bar;
+    int rc;
+} targ_t;
+
+static uint64_t label_id(uint32_t t, uint32_t k) { return t * M + k + 1; }
+
+static void *producer(void *arg)
+{
+    targ_t *a = arg;
+    ompf_wstream_t *s;
+    a->rc = ompf_wstream_create(a->w, 4096, &s); /* small: many flushes */
+    pthread_barrier_wait(a->bar);
+    if (a->rc)
+        return NULL;
+    ompf_construct_t shared = {.module = "/bin/app", .build_id = "ff", .offset = 0x77,
+                               .kind = OMPF_CK_TASK};
+    char file[32];
+    snprintf(file, sizeof file, "t%u.c", a->t);
+    ompf_construct_t own = {.module = "/bin/app", .build_id = "ff", .offset = 0x100 + a->t,
+                            .kind = OMPF_CK_LOOP, .file = file, .line = 5, .function = "f"};
+    a->rc |= ompf_wstream_construct(s, 7, &shared);
+    a->rc |= ompf_wstream_construct(s, 100 + a->t, &own);
+    for (uint32_t k = 0; k < PER_THREAD && !a->rc; k++) {
+        /* Thread t's label k hangs below thread t-1's label k: a parent
+         * written by another stream, possibly later in the file. */
+        uint64_t parent = a->t == 0 ? 0 : label_id(a->t - 1, k);
+        uint64_t comp = a->t == 0 ? k : a->t;
+        a->rc |= ompf_wstream_label(s, label_id(a->t, k), parent, comp);
+        ompf_xu_t x = {.id = label_id(a->t, k), .thread = a->t, .team_thread = a->t,
+                       .team_size = NTHREADS, .parts = 1, .cpu = (int32_t)a->t, .core = -1,
+                       .numa = -1, .kind = OMPF_XU_TASK, .start_ns = 10ULL * k,
+                       .end_ns = 10ULL * k + 5};
+        double v[2] = {(double)k, k % 3 ? a->t * 1.5 : OMPF_MISSING};
+        a->rc |= ompf_wstream_xu(s, &x, k % 2 ? 7 : 100 + a->t, label_id(a->t, k), v);
+    }
+    ompf_thread_t th = {.index = a->t, .os_tid = 500 + (int32_t)a->t};
+    double tot[2] = {1e6 + a->t, 2}, gap[2] = {a->t, 0}, en[2] = {1, 1}, run[2] = {1, 1};
+    th.total = tot;
+    th.gap = gap;
+    th.enabled_ns = en;
+    th.running_ns = run;
+    a->rc |= ompf_wstream_thread(s, &th);
+    return NULL;
+}
+
+static ompf_profile_t *header(void)
+{
+    ompf_profile_t *h;
+    assert_int_equal(ompf_profile_create(&h), 0);
+    assert_int_equal(ompf_meta_set(h, "program", "app"), 0);
+    ompf_event_t e0 = {.name = "perf::TASK-CLOCK", .source = -1};
+    ompf_event_t e1 = {.name = "perf::PAGE-FAULTS", .source = -1};
+    assert_int_equal(ompf_event_add(h, &e0, NULL), 0);
+    assert_int_equal(ompf_event_add(h, &e1, NULL), 0);
+    return h;
+}
+
+static void test_concurrent_streams(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/s.ompf", dir);
+    ompf_profile_t *h = header();
+    ompf_error_t err = {0};
+    ompf_writer_t *w;
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    assert_non_null(strstr(ompf_writer_tmp_path(w), ".tmp."));
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, NTHREADS);
+    pthread_t tid[NTHREADS];
+    targ_t args[NTHREADS];
+    for (uint32_t t = 0; t < NTHREADS; t++) {
+        args[t] = (targ_t){.w = w, .t = t, .bar = &bar};
+        assert_int_equal(pthread_create(&tid[t], NULL, producer, &args[t]), 0);
+    }
+    for (uint32_t t = 0; t < NTHREADS; t++) {
+        pthread_join(tid[t], NULL);
+        assert_int_equal(args[t].rc, 0);
+    }
+    pthread_barrier_destroy(&bar);
+    /* The trailer updates what was learnt during the run. */
+    assert_int_equal(ompf_event_set_status(h, 1, OMPF_EV_MULTIPLEXED, "time_running < "
+                                           "time_enabled"), 0);
+    assert_int_equal(ompf_meta_set(h, "program", "app2"), 0);
+    assert_int_equal(ompf_meta_set(h, "end", "yes"), 0);
+    assert_int_equal(ompf_writer_finish(w, h, &err), 0);
+    assert_int_not_equal(access(path, F_OK), -1);
+
+    ompf_profile_t *p;
+    ompf_read_info_t info;
+    int rc = ompf_profile_read(path, &p, &info, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_xu_count(p), NTHREADS * PER_THREAD);
+    assert_true(info.chunks > 50); /* really flushed in many chunks */
+    assert_string_equal(ompf_meta_get(p, "program"), "app2");
+    assert_string_equal(ompf_meta_get(p, "end"), "yes");
+    assert_int_equal(ompf_event_get(p, 1)->status, OMPF_EV_MULTIPLEXED);
+    assert_string_equal(ompf_event_get(p, 1)->reason, "time_running < time_enabled");
+    assert_int_equal(ompf_construct_count(p), 1 + NTHREADS);
+    assert_int_equal(ompf_thread_count(p), NTHREADS);
+    for (uint32_t t = 0; t < NTHREADS; t++) {
+        const ompf_thread_t *th = ompf_thread_get_const(p, t);
+        assert_int_equal(th->os_tid, 500 + (int)t);
+        assert_true(th->total[0] == 1e6 + t);
+    }
+    /* Every XU once, with its label rebuilt across streams. */
+    unsigned char *seen = calloc(NTHREADS * PER_THREAD, 1);
+    char buf[256], want[256];
+    for (size_t i = 0; i < ompf_xu_count(p); i++) {
+        const ompf_xu_t *x = ompf_xu_get(p, i);
+        uint32_t t = (uint32_t)((x->id - 1) / M), k = (uint32_t)((x->id - 1) % M);
+        assert_true(t < NTHREADS && k < PER_THREAD);
+        assert_int_equal(seen[t * PER_THREAD + k], 0);
+        seen[t * PER_THREAD + k] = 1;
+        assert_int_equal(x->thread, t);
+        int n = snprintf(want, sizeof want, "0.%u", k);
+        for (uint32_t j = 1; j <= t; j++)
+            n += snprintf(want + n, sizeof want - (size_t)n, ".%u", j);
+        ompf_label_format(p, x->label, buf, sizeof buf);
+        assert_string_equal(buf, want);
+        const ompf_construct_t *c = ompf_construct_get(p, x->type);
+        assert_int_equal(c->offset, k % 2 ? 0x77 : 0x100 + t);
+        const double *v = ompf_xu_values_const(p, i);
+        assert_true(v[0] == (double)k);
+        if (k % 3)
+            assert_true(v[1] == t * 1.5);
+        else
+            assert_true(ompf_is_missing(v[1]));
+    }
+    free(seen);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(h);
+    gen_rmdir(dir);
+}
+
+/* A process that dies leaves <path>.tmp.<pid>, readable up to its last
+ * complete chunk. */
+static void test_crashed_writer(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/c.ompf", dir);
+    ompf_profile_t *h = header();
+    ompf_error_t err = {0};
+    ompf_writer_t *w;
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    ompf_wstream_t *s;
+    assert_int_equal(ompf_wstream_create(w, 0, &s), 0);
+    ompf_construct_t c = {.module = "/bin/app", .build_id = "", .offset = 1,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_wstream_construct(s, 1, &c), 0);
+    for (uint32_t k = 0; k < 1000; k++) {
+        assert_int_equal(ompf_wstream_label(s, k + 1, 0, k), 0);
+        ompf_xu_t x = {.id = k, .thread = 3, .parts = 1, .kind = OMPF_XU_LOOP_CHUNK};
+        assert_int_equal(ompf_wstream_xu(s, &x, 1, k + 1, NULL), 0);
+        if (k == 599)
+            assert_int_equal(ompf_wstream_flush(s), 0);
+    }
+    /* 400 XUs are still buffered when the "crash" happens. */
+    ompf_profile_t *p;
+    ompf_read_info_t info;
+    int rc = ompf_profile_read(ompf_writer_tmp_path(w), &p, &info, &err);
+    assert_int_equal(rc, OMPF_ETRUNC);
+    assert_non_null(p);
+    assert_int_equal(info.truncated, 1);
+    assert_int_equal(info.xus_read, 600);
+    assert_int_equal(ompf_xu_count(p), 600);
+    assert_non_null(strstr(info.note, "truncated after 600 XUs"));
+    assert_non_null(strstr(err.msg, "truncated after 600 XUs"));
+    /* The thread records were never written: the salvage invents them. */
+    assert_int_equal(ompf_thread_count(p), 4);
+    ompf_profile_destroy(p);
+
+    /* A trailer with other events is refused; abort removes the file. */
+    ompf_profile_t *bad;
+    assert_int_equal(ompf_profile_create(&bad), 0);
+    ompf_event_t e = {.name = "cycles", .source = -1};
+    assert_int_equal(ompf_event_add(bad, &e, NULL), 0);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s", ompf_writer_tmp_path(w));
+    assert_int_equal(ompf_writer_finish(w, bad, &err), OMPF_EMISMATCH);
+    assert_non_null(strstr(err.msg, "trailer"));
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(path, F_OK), 0);
+    ompf_profile_destroy(bad);
+
+    /* Explicit abort. */
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    snprintf(tmp, sizeof tmp, "%s", ompf_writer_tmp_path(w));
+    assert_int_equal(access(tmp, F_OK), 0);
+    ompf_writer_abort(w);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    ompf_profile_destroy(h);
+    gen_rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_concurrent_streams),
+        cmocka_unit_test(test_crashed_writer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
