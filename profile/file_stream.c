@@ -208,9 +208,8 @@ int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_i
     r->xu = *xu;
     r->cid = construct_id;
     r->lid = label_id;
-    double *row = s->vals + s->n_xu * s->n_events;
     for (uint32_t e = 0; e < s->n_events; e++)
-        row[e] = values ? values[e] : OMPF_MISSING;
+        s->vals[s->n_xu * s->n_events + e] = values ? values[e] : OMPF_MISSING;
     s->n_xu++;
     return maybe_flush(s);
 }

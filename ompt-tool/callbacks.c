@@ -1,0 +1,777 @@
+/* OMPT callbacks: XU boundaries, labels (SPEC §3-§4), counter charging.
+ *
+ * Hot path rules: state lives in the thread (ft_self) and in pooled task
+ * records hung off ompt_data_t; no locks, no global atomics, no malloc per
+ * XU; at most one counter read (one read() or rdpmc) per boundary. */
+#include <errno.h>
+#include <stddef.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+__thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
+
+/* ---- entering / leaving callbacks -----------------------------------
+ * Finalize may run while other threads are still inside callbacks (exit()
+ * in a parallel region).  Each callback marks itself busy and checks the
+ * closing flag; the finalizer sets the flag, issues membarrier (so the fast
+ * path needs only a compiler barrier), and waits for busy threads. */
+#define ENTER(t)                                                              \
+    ft_thread_t *t = ft_self;                                                 \
+    if (!t || t->ended)                                                       \
+        return;                                                               \
+    __atomic_store_n(&t->in_cb, 1, __ATOMIC_RELAXED);                         \
+    if (ft_g.use_membarrier)                                                  \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                              \
+    else                                                                      \
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);                              \
+    if (__atomic_load_n(&ft_g.closing, __ATOMIC_RELAXED)) {                   \
+        __atomic_store_n(&t->in_cb, 0, __ATOMIC_RELAXED);                     \
+        return;                                                               \
+    }
+
+#define LEAVE(t)                                                              \
+    __atomic_store_n(&t->in_cb, 0, __ATOMIC_RELEASE)
+
+#define TRACE(...)                                                            \
+    do {                                                                      \
+        if (ft_g.trace)                                                       \
+            fprintf(stderr, "ompfuse-trace: " __VA_ARGS__);                   \
+    } while (0)
+
+/* ---- pool ---------------------------------------------------------------- */
+
+/* Records go back to the pool of the thread that allocated them: tasks
+ * created on one thread and completed on another would otherwise make the
+ * creator allocate without bound.  Other threads push onto the owner's
+ * remote list (lock-free push); the owner takes the whole list at once, so
+ * there is no ABA problem. */
+static ft_task_t *task_alloc(ft_thread_t *t)
+{
+    ft_task_t *x = t->free;
+    if (!x && __atomic_load_n(&t->remote, __ATOMIC_RELAXED))
+        x = __atomic_exchange_n(&t->remote, NULL, __ATOMIC_ACQUIRE);
+    if (!x) {
+        /* a slab of records; bounded by the peak of live tasks */
+        size_t n = 64;
+        char *slab = malloc(ft_g.task_bytes * n);
+        if (!slab)
+            return NULL;
+        for (size_t i = 0; i < n; i++) {
+            ft_task_t *r = (ft_task_t *)(slab + i * ft_g.task_bytes);
+            r->link = x;
+            x = r;
+        }
+    }
+    t->free = x->link;
+    memset(x, 0, offsetof(ft_task_t, ctx) + sizeof(ft_ctx_t));
+    memset(&x->xu, 0, ft_g.task_bytes - offsetof(ft_task_t, xu));
+    x->owner = t;
+    x->depth = 1;
+    return x;
+}
+
+static void task_free(ft_thread_t *t, ft_task_t *x)
+{
+    ft_thread_t *o = x->owner;
+    x->kind = 0;
+    if (o == t || !o) {
+        x->link = t->free;
+        t->free = x;
+        return;
+    }
+    ft_task_t *head = __atomic_load_n(&o->remote, __ATOMIC_RELAXED);
+    do {
+        x->link = head;
+    } while (!__atomic_compare_exchange_n(&o->remote, &head, x, 1,
+                                          __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+}
+
+/* ---- labels --------------------------------------------------------------- */
+
+static inline uint64_t new_id(ft_thread_t *t)
+{
+    return ((uint64_t)(t->index + 1) << 40) | ++t->seq;
+}
+
+static inline uint64_t label_child(ft_thread_t *t, uint64_t parent,
+                                   uint64_t comp)
+{
+    uint64_t id = new_id(t);
+    ompf_wstream_label(t->stream, id, parent, comp);
+    return id;
+}
+
+/* Where children of task x get their labels: the innermost pushed
+ * construct (single, masked, taskloop), else the open chunk (a chunk's
+ * body is sequential), else the task itself. */
+static inline ft_ctx_t *top_ctx(ft_task_t *x)
+{
+    if (x->depth == 1 && x->xu.active && x->kind != FT_EXPLICIT)
+        return &x->chunk_ctx;
+    return &x->ctx[x->depth - 1];
+}
+
+/* Label of a construct instance created in ctx by a thread of task enc
+ * (SPEC §4): sequential contexts give rank.addr; implicit tasks, where
+ * threads race, give 0.(TID + prev*W).addr. */
+static uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc, ft_ctx_t *c,
+                             uint64_t addr)
+{
+    uint64_t l;
+    if (c->racing) {
+        uint64_t w = enc->team_size ? enc->team_size : 1;
+        l = label_child(t, c->label, 0);
+        l = label_child(t, l, enc->thread_num + c->rank * w);
+        c->rank++;
+    } else {
+        l = label_child(t, c->label, ++c->rank);
+    }
+    return label_child(t, l, addr);
+}
+
+static ft_ctx_t *ctx_push(ft_task_t *x, uint64_t label, uint64_t construct,
+                          int taskloop)
+{
+    if (x->depth == FT_CTX_MAX) {
+        x->overflow++;
+        return NULL;
+    }
+    ft_ctx_t *c = &x->ctx[x->depth++];
+    c->label = label;
+    c->rank = 0;
+    c->construct = construct;
+    c->racing = 0;
+    c->taskloop = (uint8_t)taskloop;
+    c->codeptr = 0;
+    return c;
+}
+
+static void ctx_pop(ft_task_t *x)
+{
+    if (x->overflow)
+        x->overflow--;
+    else if (x->depth > 1)
+        x->depth--;
+}
+
+/* ---- counters -------------------------------------------------------------- */
+
+/* Charges the counts since the previous boundary to t->target. */
+static inline void boundary(ft_thread_t *t)
+{
+    if (!ft_g.nev || !t->grp)
+        return;
+    if (ft_read_sample(t) != 0) {
+        t->read_failed++;
+        return;
+    }
+    if (t->sample.running_ns < t->sample.enabled_ns)
+        t->mux = 1;
+    uint64_t *acc = t->target;
+    for (size_t i = 0; i < ft_g.nev; i++) {
+        uint64_t v = t->sample.value[i];
+        acc[i] += v - t->last[i];
+        t->last[i] = v;
+    }
+}
+
+/* What the thread's counts go to while task x runs. */
+static inline void retarget(ft_thread_t *t)
+{
+    ft_task_t *x = t->cur;
+    uint64_t *tg = t->gap;
+    if (x && !x->in_sync) {
+        if (x->kind == FT_EXPLICIT)
+            tg = x->acc;
+        else if (x->xu.active)
+            tg = x->acc;
+    }
+    t->target = tg;
+}
+
+static inline void xu_begin(ft_thread_t *t, ft_xu_t *u)
+{
+    u->start_ns = ft_now() - ft_g.t0_ns;
+    u->cpu = ft_cpu();
+    ft_task_t *im = t->impl;
+    u->team_thread = im ? im->thread_num : 0;
+    u->team_size = im ? im->team_size : 1;
+}
+
+static void xu_emit(ft_thread_t *t, const ft_xu_t *u, const uint64_t *acc)
+{
+    ompf_xu_t x;
+    memset(&x, 0, sizeof x);
+    x.id = new_id(t);
+    x.thread = t->index;
+    x.team_thread = u->team_thread;
+    x.team_size = u->team_size;
+    x.parts = u->parts ? u->parts : 1;
+    x.cpu = u->cpu;
+    ft_topo_of(u->cpu, &x.core, &x.numa);
+    x.kind = u->kind;
+    x.start_ns = u->start_ns;
+    x.end_ns = ft_now() - ft_g.t0_ns;
+    x.iter_start = u->iter_start;
+    x.iter_count = u->iter_count;
+    double vals[OMPF_CNT_MAX_EVENTS];
+    for (size_t i = 0; i < ft_g.nev; i++)
+        vals[i] = (t->have >> i) & 1 ? (double)acc[i] : OMPF_MISSING;
+    ompf_wstream_xu(t->stream, &x, u->construct, u->label,
+                    ft_g.nev ? vals : NULL);
+}
+
+/* Closes the open chunk of implicit task x (charged up to now). */
+static void chunk_close(ft_thread_t *t, ft_task_t *x)
+{
+    if (!x->xu.active)
+        return;
+    xu_emit(t, &x->xu, x->acc);
+    x->xu.active = 0;
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+    /* finalize takes life_lock to close: a thread is either created
+     * completely (and finalized) or not at all */
+    pthread_mutex_lock(&ft_g.life_lock);
+    ft_thread_t *t = NULL;
+    if (!__atomic_load_n(&ft_g.closing, __ATOMIC_RELAXED))
+        t = ft_thread_new(type == ompt_thread_initial);
+    if (t)
+        t->target = t->gap;
+    thread_data->ptr = t;
+    ft_self = t;
+    pthread_mutex_unlock(&ft_g.life_lock);
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+    (void)thread_data;
+    ENTER(t);
+    boundary(t);
+    ft_thread_finish(t, t->stream);
+    t->ended = 1;
+    LEAVE(t);
+}
+
+/* ---- parallel regions and implicit tasks --------------------------------- */
+
+static void on_parallel_begin(ompt_data_t *encountering_task_data,
+                              const ompt_frame_t *encountering_task_frame,
+                              ompt_data_t *parallel_data,
+                              unsigned int requested_parallelism, int flags,
+                              const void *codeptr_ra)
+{
+    (void)encountering_task_frame;
+    (void)flags;
+    ENTER(t);
+    ft_task_t *enc = encountering_task_data ? encountering_task_data->ptr
+                                            : NULL;
+    ft_task_t *p = task_alloc(t);
+    if (p) {
+        p->kind = FT_PARALLEL;
+        ft_ctx_t *c = enc ? top_ctx(enc) : NULL;
+        uint64_t addr;
+        uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_PARALLEL,
+                                     c ? c->construct : 0, &addr);
+        p->ctx[0].construct = cons;
+        p->ctx[0].label = c ? label_in_ctx(t, enc, c, addr)
+                            : label_child(t, 0, addr);
+        p->team_size = requested_parallelism;
+    }
+    parallel_data->ptr = p;
+    TRACE("T%u parallel_begin req=%u label=%llx\n", t->index,
+          requested_parallelism,
+          p ? (unsigned long long)p->ctx[0].label : 0ull);
+    LEAVE(t);
+}
+
+static void on_parallel_end(ompt_data_t *parallel_data,
+                            ompt_data_t *encountering_task_data, int flags,
+                            const void *codeptr_ra)
+{
+    (void)encountering_task_data;
+    (void)flags;
+    (void)codeptr_ra;
+    ENTER(t);
+    ft_task_t *p = parallel_data ? parallel_data->ptr : NULL;
+    if (p && p->kind == FT_PARALLEL) {
+        task_free(t, p);
+        parallel_data->ptr = NULL;
+    }
+    TRACE("T%u parallel_end\n", t->index);
+    LEAVE(t);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint,
+                             ompt_data_t *parallel_data,
+                             ompt_data_t *task_data,
+                             unsigned int actual_parallelism,
+                             unsigned int index, int flags)
+{
+    ENTER(t);
+    boundary(t);
+    if (endpoint == ompt_scope_begin) {
+        ft_task_t *x = task_alloc(t);
+        if (!x) {
+            task_data->ptr = NULL;
+            LEAVE(t);
+            return;
+        }
+        task_data->ptr = x;
+        if (flags & ompt_task_initial) {
+            x->kind = FT_INITIAL;
+            x->ctx[0].label = 0;
+            x->ctx[0].racing = 0;
+            x->team_size = 1;
+            x->thread_num = 0;
+        } else {
+            ft_task_t *p = parallel_data ? parallel_data->ptr : NULL;
+            x->kind = FT_IMPLICIT;
+            x->ctx[0].label = p ? p->ctx[0].label : 0;
+            x->ctx[0].construct = p ? p->ctx[0].construct : 0;
+            x->ctx[0].racing = 1;
+            x->team_size = actual_parallelism;
+            x->thread_num = index;
+            if (index == 0 && ft_g.first_team == 0)
+                ft_g.first_team = actual_parallelism;
+        }
+        x->link = t->cur;
+        x->impl_outer = t->impl;
+        t->cur = x;
+        t->impl = x;
+        TRACE("T%u implicit_begin n=%u idx=%u flags=%x label=%llx\n",
+              t->index, actual_parallelism, index, flags,
+              (unsigned long long)x->ctx[0].label);
+    } else {
+        ft_task_t *x = task_data ? task_data->ptr : NULL;
+        TRACE("T%u implicit_end cur=%s\n", t->index,
+              x == t->cur ? "same" : "other");
+        if (x) {
+            chunk_close(t, x);
+            if (t->impl == x)
+                t->impl = x->impl_outer;
+            if (t->cur == x)
+                t->cur = x->link;
+            task_data->ptr = NULL;
+            task_free(t, x);
+        }
+    }
+    retarget(t);
+    LEAVE(t);
+}
+
+/* ---- worksharing ------------------------------------------------------------ */
+
+static int chunk_kind(ompt_work_t w)
+{
+    switch ((int)w) {
+    case ompt_work_loop_static:
+        return OMPF_XU_STATIC_CHUNKS;
+    case ompt_work_sections:
+        return OMPF_XU_SECTION;
+    default:
+        return OMPF_XU_LOOP_CHUNK;
+    }
+}
+
+static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
+                    ompt_data_t *parallel_data, ompt_data_t *task_data,
+                    uint64_t count, const void *codeptr_ra)
+{
+    (void)parallel_data;
+    (void)count;
+    ENTER(t);
+    ft_task_t *x = task_data ? task_data->ptr : NULL;
+    if (!x) {
+        LEAVE(t);
+        return;
+    }
+    int loopish = 0;
+    switch ((int)wstype) {
+    case ompt_work_loop:
+    case ompt_work_loop_static:
+    case ompt_work_loop_dynamic:
+    case ompt_work_loop_guided:
+    case ompt_work_loop_other:
+    case ompt_work_sections:
+        loopish = 1;
+        /* fall through */
+    case ompt_work_workshare:
+    case ompt_work_scope:
+    case ompt_work_single_executor:
+    case ompt_work_single_other:
+        if (endpoint == ompt_scope_begin) {
+            /* every thread of the team meets worksharing constructs in
+             * the same order: rank them in the enclosing region */
+            uint64_t rank = ++x->ws_rank;
+            int ck = loopish ? (wstype == ompt_work_sections
+                                    ? OMPF_CK_SECTIONS
+                                    : OMPF_CK_LOOP)
+                             : OMPF_CK_SINGLE;
+            if (wstype == ompt_work_single_other ||
+                wstype == ompt_work_workshare || wstype == ompt_work_scope)
+                break;
+            uint64_t addr;
+            uint64_t cons = ft_construct(t, codeptr_ra, ck,
+                                         x->ctx[0].construct, &addr);
+            uint64_t l = label_child(t, x->ctx[0].label, rank);
+            l = label_child(t, l, addr);
+            if (loopish) {
+                boundary(t);
+                chunk_close(t, x);
+                x->ws_label = l;
+                x->ws_construct = cons;
+                x->ws_kind = (uint8_t)chunk_kind(wstype);
+                retarget(t);
+            } else {
+                /* single: its body is sequential, tasks created in it
+                 * are children of the construct instance */
+                ctx_push(x, l, cons, 0);
+            }
+        } else {
+            if (loopish) {
+                boundary(t);
+                chunk_close(t, x);
+                retarget(t);
+            } else if (wstype == ompt_work_single_executor) {
+                ctx_pop(x);
+            }
+        }
+        break;
+    case ompt_work_taskloop:
+        if (endpoint == ompt_scope_begin) {
+            ft_ctx_t *c = top_ctx(x);
+            uint64_t addr;
+            uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_TASKLOOP,
+                                         c->construct, &addr);
+            uint64_t l = label_in_ctx(t, x, c, addr);
+            ctx_push(x, l, cons, 1);
+            x->last_tl_label = l;
+            x->last_tl_construct = cons;
+            x->last_tl_codeptr = (uintptr_t)codeptr_ra;
+        } else {
+            ctx_pop(x);
+        }
+        break;
+    default:
+        break;
+    }
+    TRACE("T%u work %d %s\n", t->index, (int)wstype,
+          endpoint == ompt_scope_begin ? "begin" : "end");
+    LEAVE(t);
+}
+
+/* Makes taskloop task x the XU of chunk ch: labelled by the taskloop
+ * instance and the chunk's first iteration. */
+static void tl_chunk(ft_thread_t *t, ft_task_t *x,
+                     const ompt_dispatch_chunk_t *ch)
+{
+    x->is_xu = 1;
+    x->xu.kind = OMPF_XU_TASKLOOP_CHUNK;
+    x->xu.construct = x->tl_construct;
+    x->xu.label = label_child(t, x->tl_label, ch->start);
+    x->xu.iter_start = ch->start;
+    x->xu.iter_count = ch->iterations;
+    x->ctx[0].label = x->xu.label;
+    x->ctx[0].construct = x->tl_construct;
+    x->ctx[0].rank = 0;
+}
+
+/* A taskloop task completed without a dispatch and without creating
+ * taskloop tasks: a chunk whose dispatch libomp skipped (it stores the
+ * chunk after queueing the task, so a thief can start it first).  By now
+ * the chunk is stored: read it where the dispatches said it lives. */
+static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
+                               ompt_data_t *task_data)
+{
+    long off = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
+    if (off > 0) {
+        const ompt_dispatch_chunk_t *ch =
+            (const ompt_dispatch_chunk_t *)((const char *)task_data + off);
+        if (ch->iterations > 0) {
+            TRACE("T%u taskloop chunk %llu recovered without dispatch\n",
+                  t->index, (unsigned long long)ch->start);
+            tl_chunk(t, x, ch);
+            t->tl_recovered++;
+            return;
+        }
+    }
+    ft_warn_once("tl-missed",
+                 "warning: the OpenMP runtime ran a taskloop chunk task "
+                 "without reporting its iteration range; such chunks are "
+                 "not recorded as XUs (their counts go to the gap)");
+}
+
+static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
+                        ompt_dispatch_t kind, ompt_data_t instance)
+{
+    (void)parallel_data;
+    ENTER(t);
+    ft_task_t *x = task_data ? task_data->ptr : NULL;
+    if (!x) {
+        LEAVE(t);
+        return;
+    }
+    if (kind == ompt_dispatch_ws_loop_chunk || kind == ompt_dispatch_section) {
+        uint64_t start = 0, iters = 1;
+        if (kind == ompt_dispatch_ws_loop_chunk) {
+            const ompt_dispatch_chunk_t *ch = instance.ptr;
+            if (!ch || ch->iterations == 0) {
+                LEAVE(t);
+                return;
+            }
+            start = ch->start;
+            iters = ch->iterations;
+        } else {
+            /* no section index is reported: with the static assignment
+             * of sections, the thread number identifies the section */
+            start = t->impl ? t->impl->thread_num : 0;
+        }
+        boundary(t);
+        chunk_close(t, x);
+        ft_xu_t *u = &x->xu;
+        memset(u, 0, sizeof *u);
+        memset(x->acc, 0, ft_g.nev * sizeof(uint64_t));
+        u->kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION
+                                                : x->ws_kind;
+        u->construct = x->ws_construct;
+        u->label = label_child(t, x->ws_label, start);
+        u->iter_start = kind == ompt_dispatch_section ? 0 : start;
+        u->iter_count = kind == ompt_dispatch_section ? 0 : iters;
+        u->parts = 1;
+        u->active = 1;
+        x->chunk_ctx.label = u->label;
+        x->chunk_ctx.rank = 0;
+        x->chunk_ctx.construct = u->construct;
+        x->chunk_ctx.racing = 0;
+        x->chunk_ctx.taskloop = 0;
+        xu_begin(t, u);
+        retarget(t);
+    } else if (kind == ompt_dispatch_taskloop_chunk) {
+        /* inside a taskloop task: a chunk XU labelled by the taskloop
+         * instance and the chunk's first iteration (splitter tasks get
+         * a dispatch too; they are recognised when they create tasks) */
+        const ompt_dispatch_chunk_t *ch = instance.ptr;
+        if (x->kind == FT_EXPLICIT && x->tl && !x->tl_splitter && ch)
+            tl_chunk(t, x, ch);
+        /* libomp passes the chunk stored in the task's runtime record: keep
+         * its offset from task_data to recover chunks whose dispatch the
+         * runtime skips (see tl_missed_dispatch) */
+        long off = (long)((const char *)ch - (const char *)task_data);
+        long known = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
+        if (off > 0 && off < 512 && known == 0)
+            __atomic_store_n(&ft_g.tl_chunk_off, off, __ATOMIC_RELAXED);
+        else if (known > 0 && off != known)
+            __atomic_store_n(&ft_g.tl_chunk_off, -1, __ATOMIC_RELAXED);
+    }
+    TRACE("T%u dispatch kind=%d task %p off %ld\n", t->index, (int)kind,
+          (void *)x, (long)((char *)instance.ptr - (char *)task_data));
+    LEAVE(t);
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame,
+                           ompt_data_t *new_task_data, int flags,
+                           int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_frame;
+    (void)has_dependences;
+    ENTER(t);
+    new_task_data->ptr = NULL;
+    if (!(flags & ompt_task_explicit) || (flags & ompt_task_taskwait)) {
+        LEAVE(t);
+        return;
+    }
+    ft_task_t *enc = encountering_task_data ? encountering_task_data->ptr
+                                            : NULL;
+    ft_task_t *x = task_alloc(t);
+    if (!x) {
+        LEAVE(t);
+        return;
+    }
+    x->kind = FT_EXPLICIT;
+    new_task_data->ptr = x;
+    ft_ctx_t *c = enc ? top_ctx(enc) : NULL;
+    /* Tasks of a taskloop (chunks and splitters) carry the address libomp
+     * reports for the taskloop.  The runtime names as their parent either
+     * the task that encountered the taskloop or the splitter task creating
+     * them; a splitter creating them runs on this thread. */
+    uintptr_t cp = (uintptr_t)codeptr_ra;
+    ft_task_t *cur = t->cur;
+    ft_task_t *tl_src = NULL;
+    if (enc && enc->last_tl_codeptr && cp == enc->last_tl_codeptr) {
+        x->tl_label = enc->last_tl_label;
+        x->tl_construct = enc->last_tl_construct;
+        tl_src = enc;
+    } else if (enc && enc->kind == FT_EXPLICIT && enc->tl &&
+               cp == enc->tl_codeptr) {
+        x->tl_label = enc->tl_label;
+        x->tl_construct = enc->tl_construct;
+        tl_src = enc;
+    } else if (cur && cur->kind == FT_EXPLICIT && cur->tl &&
+               cp == cur->tl_codeptr) {
+        x->tl_label = cur->tl_label;
+        x->tl_construct = cur->tl_construct;
+        tl_src = cur;
+    }
+    if (tl_src) {
+        /* a chunk or splitter task (known at dispatch) */
+        x->tl = 1;
+        x->tl_codeptr = cp;
+        /* the task creating it, if a taskloop task, is a splitter */
+        ft_task_t *sp[2] = {enc, cur};
+        for (int k = 0; k < 2; k++)
+            if (sp[k] && sp[k]->kind == FT_EXPLICIT && sp[k]->tl &&
+                sp[k]->tl_codeptr == cp && (k == 0 || sp[k] != enc)) {
+                TRACE("T%u splitter %p (was xu %d, chunk %llu)\n", t->index,
+                      (void *)sp[k], sp[k]->is_xu,
+                      (unsigned long long)sp[k]->xu.iter_start);
+                sp[k]->tl_splitter = 1;
+                sp[k]->is_xu = 0;
+            }
+    } else {
+        uint64_t addr;
+        uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_TASK,
+                                     c ? c->construct : 0, &addr);
+        uint64_t l = c ? label_in_ctx(t, enc, c, addr)
+                       : label_child(t, 0, addr);
+        x->ctx[0].label = l;
+        x->ctx[0].construct = cons;
+        x->xu.label = l;
+        x->xu.construct = cons;
+        x->xu.kind = OMPF_XU_TASK;
+        x->is_xu = 1;
+    }
+    TRACE("T%u task_create %p flags=%x label=%llx taskloop=%d\n", t->index,
+          (void *)x, flags, (unsigned long long)x->ctx[0].label, x->tl);
+    LEAVE(t);
+}
+
+static void on_task_schedule(ompt_data_t *prior_task_data,
+                             ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+    ENTER(t);
+    boundary(t);
+    ft_task_t *prior = prior_task_data ? prior_task_data->ptr : NULL;
+    ft_task_t *next = next_task_data ? next_task_data->ptr : NULL;
+    TRACE("T%u schedule %p(%d,tl%d,xu%d) st=%d -> %p(%d)\n", t->index,
+          (void *)prior, prior ? prior->kind : -1, prior ? prior->tl : -1,
+          prior ? prior->is_xu : -1, (int)prior_task_status, (void *)next,
+          next ? next->kind : -1);
+    /* switch and yield suspend the prior task; every other status ends
+     * its execution (complete; cancel; detach and fulfill of detached
+     * tasks, whose later fulfill event then finds no record) */
+    int ended = prior_task_status != ompt_task_switch &&
+                prior_task_status != ompt_task_yield;
+    if (prior && prior->kind == FT_EXPLICIT && ended) {
+        if (prior->tl && !prior->is_xu && !prior->tl_splitter)
+            tl_missed_dispatch(t, prior, prior_task_data);
+        if (prior->is_xu) {
+            xu_emit(t, &prior->xu, prior->acc);
+        } else {
+            /* splitter / internal task: its counts are runtime work */
+            for (size_t i = 0; i < ft_g.nev; i++)
+                t->gap[i] += prior->acc[i];
+        }
+        prior_task_data->ptr = NULL;
+        if (t->cur == prior)
+            t->cur = NULL;
+        task_free(t, prior);
+    }
+    if (!next) {
+        /* a task we hold no record for: never keep a stale pointer */
+        TRACE("T%u schedule to unknown task (data %p status %d)\n", t->index,
+              (void *)next_task_data, (int)prior_task_status);
+        t->cur = NULL;
+    } else {
+        if (next->kind == FT_EXPLICIT) {
+            if (next->xu.parts++ == 0)
+                xu_begin(t, &next->xu);
+        }
+        t->cur = next;
+    }
+    retarget(t);
+    LEAVE(t);
+}
+
+/* ---- synchronization: waits are not work of the waiting XU --------------- */
+
+static void on_sync_region(ompt_sync_region_t kind,
+                           ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *parallel_data,
+                           ompt_data_t *task_data, const void *codeptr_ra)
+{
+    (void)kind;
+    (void)parallel_data;
+    (void)codeptr_ra;
+    ENTER(t);
+    ft_task_t *x = task_data ? task_data->ptr : NULL;
+    boundary(t);
+    if (x) {
+        if (endpoint == ompt_scope_begin)
+            x->in_sync++;
+        else if (x->in_sync)
+            x->in_sync--;
+    }
+    retarget(t);
+    LEAVE(t);
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint,
+                      ompt_data_t *parallel_data, ompt_data_t *task_data,
+                      const void *codeptr_ra)
+{
+    (void)parallel_data;
+    ENTER(t);
+    ft_task_t *x = task_data ? task_data->ptr : NULL;
+    if (x) {
+        if (endpoint == ompt_scope_begin) {
+            /* the body runs on thread 0 only and sequentially: its
+             * children are children of the masked instance */
+            ft_ctx_t *c = top_ctx(x);
+            uint64_t addr;
+            uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_MASKED,
+                                         c->construct, &addr);
+            uint64_t l = label_in_ctx(t, x, c, addr);
+            ctx_push(x, l, cons, 0);
+        } else {
+            ctx_pop(x);
+        }
+    }
+    LEAVE(t);
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+void ft_register_callbacks(ompt_set_callback_t set_cb)
+{
+#define REG(ev, fn)                                                           \
+    set_cb(ev, (ompt_callback_t)(fn))
+    REG(ompt_callback_thread_begin, on_thread_begin);
+    REG(ompt_callback_thread_end, on_thread_end);
+    REG(ompt_callback_parallel_begin, on_parallel_begin);
+    REG(ompt_callback_parallel_end, on_parallel_end);
+    REG(ompt_callback_implicit_task, on_implicit_task);
+    REG(ompt_callback_task_create, on_task_create);
+    REG(ompt_callback_task_schedule, on_task_schedule);
+    REG(ompt_callback_work, on_work);
+    REG(ompt_callback_sync_region, on_sync_region);
+    REG(ompt_callback_masked, on_masked);
+    int rc = REG(ompt_callback_dispatch, on_dispatch);
+    ft_g.dispatch_ok = rc == ompt_set_always || rc == ompt_set_sometimes ||
+                       rc == ompt_set_sometimes_paired;
+#undef REG
+}

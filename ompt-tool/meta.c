@@ -1,0 +1,140 @@
+/* Run metadata for the profile header. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+static void exe_path(char *buf, size_t len)
+{
+    char tmp[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", tmp, sizeof tmp - 1);
+    tmp[n > 0 ? n : 0] = '\0';
+    if (!realpath(tmp, buf) || strlen(buf) >= len)
+        snprintf(buf, len, "%s", tmp);
+}
+
+static const char *base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+void ft_default_output(char *buf, size_t len, const char *dir)
+{
+    char exe[PATH_MAX], host[256];
+    exe_path(exe, sizeof exe);
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "host");
+    host[sizeof host - 1] = '\0';
+    size_t dl = dir ? strlen(dir) : 0;
+    snprintf(buf, len, "%s%s%s.%s.%ld.ompf", dir ? dir : "",
+             dl && dir[dl - 1] != '/' ? "/" : "", base(exe), host,
+             (long)getpid());
+}
+
+static char *read_cmdline(void)
+{
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (n < cap - 1)
+            break;
+        cap *= 2;
+        char *nb = realloc(b, cap);
+        if (!nb) {
+            free(b);
+            b = NULL;
+        } else {
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (!b)
+        return NULL;
+    while (n > 0 && b[n - 1] == '\0')
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] == '\0')
+            b[i] = '\x1f';
+    b[n] = '\0';
+    return b;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0 ||
+            strncmp(line, "Model", 5) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ' || *c == '\t')
+                    c++;
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(buf, len, "%s", c);
+                break;
+            }
+        }
+    }
+    fclose(f);
+}
+
+int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
+{
+    char buf[PATH_MAX + 64];
+    int rc = 0;
+    rc |= ompf_meta_set(p, "format_version", "1");
+    rc |= ompf_meta_set(p, "tool_version", OMPF_VERSION_STRING);
+    exe_path(buf, sizeof buf);
+    rc |= ompf_meta_set(p, "program", buf);
+    char *argv = read_cmdline();
+    rc |= ompf_meta_set(p, "argv", argv ? argv : "");
+    free(argv);
+    if (gethostname(buf, 256) != 0)
+        snprintf(buf, sizeof buf, "unknown");
+    buf[255] = '\0';
+    rc |= ompf_meta_set(p, "hostname", buf);
+    cpu_model(buf, sizeof buf);
+    rc |= ompf_meta_set(p, "cpu_model", buf);
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release,
+                 u.machine);
+        rc |= ompf_meta_set(p, "kernel", buf);
+    }
+    rc |= ompf_meta_set(p, "omp_runtime",
+                        runtime_version ? runtime_version : "unknown");
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    rc |= ompf_meta_set(p, "start_time", buf);
+    rc |= ompf_meta_set(p, "mode", ft_g.mode);
+    rc |= ompf_meta_set(p, "role", ft_g.role ? ft_g.role : "");
+    if (ft_g.pmu_slots >= 0)
+        snprintf(buf, sizeof buf, "%ld", ft_g.pmu_slots);
+    else
+        snprintf(buf, sizeof buf, "unlimited");
+    rc |= ompf_meta_set(p, "pmu_slots", buf);
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+        id = ft_now() ^ ((uint64_t)getpid() << 32);
+    rc |= ompf_profile_set_run_id(p, id);
+    return rc ? OMPF_ENOMEM : 0;
+}

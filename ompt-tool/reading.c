@@ -1,0 +1,74 @@
+/* Counter reading per thread, by mode.
+ *
+ * run / reference: one perf_event group per thread holding every usable
+ * event, read at each boundary with one read() (or rdpmc).  This file is
+ * the seam for a multiplexing mode (hem, hem-delta): ft_read_open opens
+ * its events for the thread, ft_read_sample leaves raw cumulative values
+ * in t->sample.value[] (the callbacks difference them at boundaries and
+ * charge the deltas), and the estimator and per-event enabled/running
+ * times belong here too. */
+#include <stdio.h>
+
+#include "tool.h"
+
+/* First reason each event failed to open on some thread (for the
+ * profile's event table). */
+static char open_reason[OMPF_CNT_MAX_EVENTS][256];
+
+const char *ft_read_fail_reason(size_t i)
+{
+    return i < OMPF_CNT_MAX_EVENTS && open_reason[i][0] ? open_reason[i]
+                                                         : NULL;
+}
+
+void ft_read_open(ft_thread_t *t, int initial)
+{
+    size_t nev = ft_g.nev;
+    if (!nev) {
+        ft_verbose("thread %u (tid %d%s): no events, timestamps and labels "
+                   "only",
+                   t->index, t->os_tid, initial ? ", initial" : "");
+        return;
+    }
+    if (ompf_cnt_group_open(ft_g.set, 0, -1, 0, &t->grp) != 0) {
+        ft_degrade("grp-nomem", "cannot open counters: out of memory");
+        t->grp = NULL;
+    }
+    for (size_t i = 0; t->grp && i < nev; i++) {
+        const char *why;
+        int e;
+        if (ompf_cnt_group_fail(t->grp, i, &why, &e) == OMPF_CNT_OK) {
+            t->have |= 1ull << i;
+            continue;
+        }
+        if (ompf_cnt_set_status(ft_g.set, i, NULL) != OMPF_CNT_OK)
+            continue; /* reported once at start */
+        pthread_mutex_lock(&ft_g.lock);
+        if (!open_reason[i][0])
+            snprintf(open_reason[i], sizeof open_reason[i], "%s", why);
+        pthread_mutex_unlock(&ft_g.lock);
+        /* one message per event and cause, not per thread */
+        char key[300], msg[600];
+        snprintf(key, sizeof key, "ev-%s-%d",
+                 ompf_cnt_set_name(ft_g.set, i), e);
+        snprintf(msg, sizeof msg, "%s; its values are missing", why);
+        ft_degrade(key, msg);
+    }
+    if (t->grp && ompf_cnt_group_read(t->grp, &t->sample) == 0) {
+        for (size_t i = 0; i < nev; i++)
+            t->first[i] = t->last[i] = t->sample.value[i];
+    }
+    ft_verbose("thread %u (tid %d%s): %zu of %zu events counted, reads by %s",
+               t->index, t->os_tid, initial ? ", initial" : "",
+               t->grp ? ompf_cnt_group_opened(t->grp) : 0, nev,
+               t->grp && ompf_cnt_group_uses_rdpmc(t->grp) ? "rdpmc"
+                                                           : "read()");
+}
+
+void ft_read_close(ft_thread_t *t)
+{
+    if (t->grp) {
+        ompf_cnt_group_close(t->grp);
+        t->grp = NULL;
+    }
+}

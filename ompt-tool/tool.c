@@ -1,0 +1,459 @@
+/* libompfuse.so: OMPT entry point, configuration, threads, finalization.
+ * Configuration and behaviour: docs/tool.md. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+ft_global_t ft_g = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                    .life_lock = PTHREAD_MUTEX_INITIALIZER,
+                    .pmu_slots = -1};
+
+static const char *runtime_version;
+
+/* ---- messages ------------------------------------------------------------ */
+
+#define MAX_WARN_KEYS 128
+static char *warn_keys[MAX_WARN_KEYS];
+static int nwarn;
+
+static int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+void ft_warn_once(const char *key, const char *fmt, ...)
+{
+    /* callers may hold ft_g.lock (constructs): use a separate lock */
+    static pthread_mutex_t wl = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&wl);
+    for (int i = 0; i < nwarn; i++)
+        if (strcmp(warn_keys[i], key) == 0) {
+            pthread_mutex_unlock(&wl);
+            return;
+        }
+    if (nwarn < MAX_WARN_KEYS)
+        warn_keys[nwarn++] = strdup(key);
+    char msg[6000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ompfuse: %s\n", msg);
+    pthread_mutex_unlock(&wl);
+}
+
+void ft_verbose(const char *fmt, ...)
+{
+    if (!ft_g.verbose)
+        return;
+    char msg[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ompfuse: %s\n", msg);
+}
+
+void ft_fail_strict(const char *fmt, ...)
+{
+    char msg[6000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr,
+            "ompfuse: error: %s (OMPFUSE_STRICT=1: stopping the program "
+            "with exit status %d)\n",
+            msg, FT_EXIT_STRICT);
+    if (ft_g.writer)
+        unlink(ompf_writer_tmp_path(ft_g.writer));
+    _exit(FT_EXIT_STRICT);
+}
+
+/* A problem that degrades the run: a warning, or fatal under STRICT. */
+void ft_degrade(const char *key, const char *msg)
+{
+    if (ft_g.strict)
+        ft_fail_strict("%s", msg);
+    ft_warn_once(key, "warning: %s", msg);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+ft_thread_t *ft_thread_new(int initial)
+{
+    size_t nev = ft_g.nev;
+    ft_thread_t *t = calloc(1, sizeof *t);
+    uint64_t *arr = calloc(3 * (nev ? nev : 1), sizeof(uint64_t));
+    if (!t || !arr) {
+        free(t);
+        free(arr);
+        ft_warn_once("nomem-thread", "warning: out of memory: a thread "
+                                     "is not profiled");
+        return NULL;
+    }
+    t->first = arr;
+    t->last = arr + nev;
+    t->gap = arr + 2 * nev;
+    t->os_tid = (int32_t)syscall(SYS_gettid);
+    pthread_mutex_lock(&ft_g.lock);
+    t->index = ft_g.nthreads++;
+    t->next_all = ft_g.threads;
+    ft_g.threads = t;
+    pthread_mutex_unlock(&ft_g.lock);
+    if (ompf_wstream_create(ft_g.writer, 0, &t->stream) != 0) {
+        ft_warn_once("stream", "warning: cannot create an output stream "
+                               "(out of memory): a thread is not profiled");
+        t->ended = 1;
+        return t;
+    }
+    ft_read_open(t, initial);
+    return t;
+}
+
+/* Writes the thread record (totals as of the thread's last boundary). */
+void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s)
+{
+    size_t nev = ft_g.nev;
+    double buf[4 * OMPF_CNT_MAX_EVENTS + 4];
+    ompf_thread_t rec;
+    memset(&rec, 0, sizeof rec);
+    rec.index = t->index;
+    rec.os_tid = t->os_tid;
+    rec.total = buf;
+    rec.gap = buf + nev;
+    rec.enabled_ns = buf + 2 * nev;
+    rec.running_ns = buf + 3 * nev;
+    for (size_t i = 0; i < nev; i++) {
+        int have = (t->have >> i) & 1;
+        rec.total[i] = have ? (double)(t->last[i] - t->first[i]) : OMPF_MISSING;
+        rec.gap[i] = have ? (double)t->gap[i] : OMPF_MISSING;
+        rec.enabled_ns[i] = have ? (double)t->sample.enabled_ns : OMPF_MISSING;
+        rec.running_ns[i] = have ? (double)t->sample.running_ns : OMPF_MISSING;
+    }
+    if (s)
+        ompf_wstream_thread(s, &rec);
+    if (t->mux)
+        ft_verbose("thread %u: counter group was multiplexed "
+                   "(running %llu of %llu ns enabled)",
+                   t->index, (unsigned long long)t->sample.running_ns,
+                   (unsigned long long)t->sample.enabled_ns);
+    ft_read_close(t);
+}
+
+/* ---- configuration ----------------------------------------------------- */
+
+static void configure_events(void)
+{
+    const char *list = getenv("OMPFUSE_EVENTS");
+    if (!list)
+        list = "";
+    ompf_error_t err = {0, ""};
+    if (ompf_cnt_set_parse(list, &ft_g.set, &err) != 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "OMPFUSE_EVENTS: %s; counting no events",
+                 err.msg);
+        ft_degrade("events-parse", msg);
+        ompf_cnt_set_parse("", &ft_g.set, &err);
+    }
+    ft_g.nev = ompf_cnt_set_size(ft_g.set);
+    for (size_t i = 0; i < ft_g.nev; i++) {
+        const char *why;
+        if (ompf_cnt_set_status(ft_g.set, i, &why) != OMPF_CNT_OK) {
+            char key[300], msg[600];
+            snprintf(key, sizeof key, "ev-%s", ompf_cnt_set_name(ft_g.set, i));
+            snprintf(msg, sizeof msg, "%s; its values are missing", why);
+            ft_degrade(key, msg);
+        }
+    }
+    if (ft_g.pmu_slots >= 0 && ft_g.nev > (size_t)ft_g.pmu_slots) {
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "configuration error: OMPFUSE_EVENTS names %zu events but "
+                 "OMPFUSE_PMU_SLOTS=%ld; a run counts at most that many "
+                 "(split them with `ompfuse plan`); counting the first %ld, "
+                 "the others are missing",
+                 ft_g.nev, ft_g.pmu_slots, ft_g.pmu_slots);
+        ft_degrade("slots", msg);
+        for (size_t i = (size_t)ft_g.pmu_slots; i < ft_g.nev; i++) {
+            char why[300];
+            snprintf(why, sizeof why,
+                     "event %s: beyond OMPFUSE_PMU_SLOTS=%ld",
+                     ompf_cnt_set_name(ft_g.set, i), ft_g.pmu_slots);
+            ompf_cnt_set_fail(ft_g.set, i, OMPF_CNT_LIMIT, why);
+        }
+    }
+    for (size_t i = 0; i < ft_g.nev; i++) {
+        const char *why;
+        ompf_cnt_fail_t f = ompf_cnt_set_status(ft_g.set, i, &why);
+        ft_verbose("event %s: %s", ompf_cnt_set_name(ft_g.set, i),
+                   f == OMPF_CNT_OK ? "encoded" : why);
+    }
+}
+
+static int configure(void)
+{
+    ft_g.verbose = env_flag("OMPFUSE_VERBOSE");
+    ft_g.strict = env_flag("OMPFUSE_STRICT");
+    ft_g.trace = env_flag("OMPFUSE_TRACE");
+    const char *mode = getenv("OMPFUSE_MODE");
+    ft_g.mode = OMPF_MODE_RUN;
+    if (mode && *mode) {
+        if (strcmp(mode, OMPF_MODE_RUN) == 0)
+            ft_g.mode = OMPF_MODE_RUN;
+        else if (strcmp(mode, OMPF_MODE_REFERENCE) == 0)
+            ft_g.mode = OMPF_MODE_REFERENCE;
+        else {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "OMPFUSE_MODE=%s is not supported by this libompfuse.so "
+                     "(supported: run, reference); recording in mode run",
+                     mode);
+            ft_degrade("mode", msg);
+        }
+    }
+    const char *role = getenv("OMPFUSE_ROLE");
+    ft_g.role = role && *role ? role : NULL;
+    if (!ft_g.role && strcmp(ft_g.mode, OMPF_MODE_REFERENCE) == 0)
+        ft_g.role = "reference";
+    const char *slots = getenv("OMPFUSE_PMU_SLOTS");
+    if (slots && *slots) {
+        char *end;
+        errno = 0;
+        long v = strtol(slots, &end, 10);
+        if (errno || *end || v < 0) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "OMPFUSE_PMU_SLOTS=%s is not a non-negative number; "
+                     "ignoring it", slots);
+            ft_degrade("slots-parse", msg);
+        } else {
+            ft_g.pmu_slots = v;
+        }
+    }
+    configure_events();
+
+    const char *out = getenv("OMPFUSE_OUTPUT");
+    struct stat st;
+    if (!out || !*out)
+        ft_default_output(ft_g.out_path, sizeof ft_g.out_path, NULL);
+    else if ((stat(out, &st) == 0 && S_ISDIR(st.st_mode)) ||
+             out[strlen(out) - 1] == '/')
+        ft_default_output(ft_g.out_path, sizeof ft_g.out_path, out);
+    else
+        snprintf(ft_g.out_path, sizeof ft_g.out_path, "%s", out);
+    /* absolute: the program may change directory before the rename */
+    if (ft_g.out_path[0] != '/') {
+        char cwd[PATH_MAX], rel[sizeof ft_g.out_path];
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(rel, sizeof rel, "%s", ft_g.out_path);
+            const char *r = rel[0] == '.' && rel[1] == '/' ? rel + 2 : rel;
+            int n = snprintf(ft_g.out_path, sizeof ft_g.out_path, "%s/%s",
+                             cwd, r);
+            if (n < 0 || (size_t)n >= sizeof ft_g.out_path)
+                snprintf(ft_g.out_path, sizeof ft_g.out_path, "%s", rel);
+        }
+    }
+    return 0;
+}
+
+static int build_header(void)
+{
+    if (ompf_profile_create(&ft_g.header) != 0)
+        return OMPF_ENOMEM;
+    if (ft_meta_fill(ft_g.header, runtime_version) != 0)
+        return OMPF_ENOMEM;
+    for (size_t i = 0; i < ft_g.nev; i++) {
+        ompf_event_t ev;
+        ompf_cnt_set_event(ft_g.set, i, &ev);
+        if (ompf_event_add(ft_g.header, &ev, NULL) != 0)
+            return OMPF_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- OMPT entry points --------------------------------------------------- */
+
+static void tool_finalize(ompt_data_t *tool_data);
+/* libomp skips ompt finalize when exit() is called inside a parallel
+ * region; this handler (registered after libomp's, so it runs first)
+ * writes the profile in every case. */
+static void finalize_at_exit(void) { tool_finalize(NULL); }
+
+static int tool_initialize(ompt_function_lookup_t lookup,
+                           int initial_device_num, ompt_data_t *tool_data)
+{
+    (void)initial_device_num;
+    (void)tool_data;
+    ompt_set_callback_t set_cb =
+        (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set_cb) {
+        ft_warn_once("noset", "warning: the OpenMP runtime offers no "
+                              "ompt_set_callback; not profiling");
+        return 0;
+    }
+    ft_g.get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
+    ft_clock_init();
+    ft_g.t0_ns = ft_now();
+    ft_g.pid = getpid();
+    configure();
+    if (ft_constructs_init((void *)lookup) != 0)
+        return 0;
+    ft_topo_init();
+    if (build_header() != 0) {
+        ft_warn_once("nomem", "warning: out of memory; not profiling");
+        return 0;
+    }
+    ompf_error_t err = {0, ""};
+    if (ompf_writer_create(ft_g.out_path, ft_g.header, &ft_g.writer, &err)) {
+        char msg[6000];
+        snprintf(msg, sizeof msg,
+                 "cannot write the profile %s: %s; the program runs "
+                 "without profiling (set OMPFUSE_OUTPUT to a writable file "
+                 "or directory)",
+                 ft_g.out_path, err.msg);
+        if (ft_g.strict)
+            ft_fail_strict("%s", msg);
+        ft_warn_once("output", "error: %s", msg);
+        return 0;
+    }
+    /* membarrier lets callbacks skip a full fence (see ENTER) */
+    ft_g.use_membarrier =
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+                0, 0) == 0;
+    ft_g.task_bytes = (sizeof(ft_task_t) + ft_g.nev * sizeof(uint64_t) + 15) &
+                      ~(size_t)15;
+    ft_register_callbacks(set_cb);
+    if (!ft_g.dispatch_ok)
+        ft_warn_once("dispatch",
+                     "warning: this OpenMP runtime (%s) sends no dispatch "
+                     "events (libomp < 16): loop chunks and sections cannot "
+                     "be seen and count as gap; tasks are recorded",
+                     runtime_version ? runtime_version : "unknown");
+    ft_g.active = 1;
+    atexit(finalize_at_exit);
+    ft_verbose("profiling to %s (mode %s, %zu events, runtime %s)",
+               ft_g.out_path, ft_g.mode, ft_g.nev,
+               runtime_version ? runtime_version : "unknown");
+    return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    if (!ft_g.active)
+        return;
+    /* a forked child that exits must not finish the parent's file */
+    if (getpid() != ft_g.pid)
+        return;
+    ft_g.active = 0;
+    /* stop every thread from touching its state, then wait for those
+     * that are inside a callback right now */
+    pthread_mutex_lock(&ft_g.life_lock);
+    __atomic_store_n(&ft_g.closing, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&ft_g.life_lock);
+    if (ft_g.use_membarrier)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    ft_thread_t *self = ft_self;
+    pthread_mutex_lock(&ft_g.lock);
+    ft_thread_t *all = ft_g.threads;
+    pthread_mutex_unlock(&ft_g.lock);
+    for (ft_thread_t *t = all; t; t = t->next_all) {
+        if (t == self)
+            continue;
+        for (int spin = 0;
+             __atomic_load_n(&t->in_cb, __ATOMIC_ACQUIRE) && spin < 200000;
+             spin++)
+            sched_yield();
+    }
+    ompf_wstream_t *fs = NULL;
+    ompf_wstream_create(ft_g.writer, 0, &fs);
+    int mux = 0;
+    uint64_t recovered = 0;
+    for (ft_thread_t *t = all; t; t = t->next_all)
+        recovered += t->tl_recovered;
+    if (recovered)
+        ft_verbose("%llu taskloop chunk(s) ran without a dispatch event; "
+                   "their iteration ranges were read from the runtime",
+                   (unsigned long long)recovered);
+    for (ft_thread_t *t = all; t; t = t->next_all) {
+        if (t == self && !t->ended && t->grp) {
+            /* the finalizing thread can still read its own counters */
+            if (ft_read_sample(t) == 0) {
+                for (size_t i = 0; i < ft_g.nev; i++) {
+                    t->target[i] += t->sample.value[i] - t->last[i];
+                    t->last[i] = t->sample.value[i];
+                }
+            }
+        }
+        if (!t->ended) {
+            ft_thread_finish(t, fs);
+            t->ended = 1;
+        }
+        mux |= t->mux;
+    }
+    ompf_profile_t *trailer = NULL;
+    if (ompf_profile_create(&trailer) == 0) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%u", ft_g.first_team ? ft_g.first_team : 1);
+        ompf_meta_set(trailer, "team_size", buf);
+        for (size_t i = 0; i < ft_g.nev; i++) {
+            ompf_event_t ev;
+            ompf_cnt_set_event(ft_g.set, i, &ev);
+            if (ev.status == OMPF_EV_COUNTED) {
+                /* failed on every thread? then it is failed */
+                int any = 0;
+                for (ft_thread_t *t = all; t; t = t->next_all)
+                    any |= (int)((t->have >> i) & 1);
+                if (!any && all) {
+                    ev.status = OMPF_EV_FAILED;
+                    ev.reason = ft_read_fail_reason(i);
+                    if (!ev.reason)
+                        ev.reason = "could not be opened on any thread";
+                } else if (mux) {
+                    ev.status = OMPF_EV_MULTIPLEXED;
+                    ev.reason = "the kernel multiplexed the counter group "
+                                "(time running < time enabled)";
+                }
+            }
+            ompf_event_add(trailer, &ev, NULL);
+        }
+    }
+    if (mux)
+        ft_warn_once("mux",
+                     "%s: the counter group was multiplexed by the kernel "
+                     "(time running < time enabled): the events do not fit "
+                     "on the PMU at once; counts are incomplete and marked "
+                     "multiplexed in the profile",
+                     strcmp(ft_g.mode, OMPF_MODE_RUN) == 0 ? "error"
+                                                           : "warning");
+    ompf_error_t err = {0, ""};
+    if (ompf_writer_finish(ft_g.writer, trailer, &err) != 0)
+        ft_warn_once("finish", "error: writing the profile %s failed: %s",
+                     ft_g.out_path, err.msg);
+    else
+        ft_verbose("wrote %s (%u threads)", ft_g.out_path, ft_g.nthreads);
+    ft_g.writer = NULL;
+    ompf_profile_destroy(trailer);
+}
+
+__attribute__((visibility("default")))
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                          const char *rt_version)
+{
+    (void)omp_version;
+    static ompt_start_tool_result_t result = {tool_initialize, tool_finalize,
+                                              {.value = 0}};
+    runtime_version = rt_version;
+    return &result;
+}

@@ -1,0 +1,235 @@
+/* Internal state of the OMPT tool (libompfuse.so).  See docs/tool.md. */
+#ifndef OMPFT_TOOL_H
+#define OMPFT_TOOL_H
+
+#include <omp-tools.h>
+#include <pthread.h>
+#include <sched.h>
+#if defined(__has_include)
+#if __has_include(<sys/rseq.h>) && (defined(__x86_64__) || defined(__aarch64__))
+#include <sys/rseq.h>
+#define FT_HAVE_RSEQ 1
+#endif
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "ompfuse/counters.h"
+#include "ompfuse/file.h"
+#include "ompfuse/profile.h"
+
+#define FT_CTX_MAX 4        /* nesting of single/masked/taskloop in a task */
+#define FT_EXIT_STRICT 125  /* exit status under OMPFUSE_STRICT=1 */
+
+/* A labelling context: something whose children get labels below it. */
+typedef struct ft_ctx {
+    uint64_t label;     /* label node id */
+    uint64_t rank;      /* children so far (sequential) / prev (racing) */
+    uint64_t construct; /* construct id of the context's owner */
+    uint8_t racing;     /* implicit task: threads race to create children */
+    uint8_t taskloop;   /* tasks created here are taskloop chunk/splitters */
+    uintptr_t codeptr;  /* taskloop: the address libomp reports for it */
+} ft_ctx_t;
+
+/* An XU in progress. */
+typedef struct ft_xu {
+    uint64_t start_ns;
+    uint64_t iter_start, iter_count;
+    uint64_t label, construct;
+    uint32_t parts, team_thread, team_size;
+    int32_t cpu;
+    uint8_t kind;
+    uint8_t active; /* implicit task: a chunk is open */
+} ft_xu_t;
+
+enum { FT_IMPLICIT = 1, FT_EXPLICIT = 2, FT_INITIAL = 3, FT_PARALLEL = 4 };
+
+/* Task (and parallel region) state, pooled per thread, hung off
+ * ompt_data_t.ptr.  acc[] holds the XU's counter sums. */
+typedef struct ft_task {
+    struct ft_task *link;   /* free list; implicit: previous task */
+    struct ft_thread *owner; /* thread whose pool it came from */
+    struct ft_task *impl_outer; /* implicit: previous implicit task */
+    ft_ctx_t ctx[FT_CTX_MAX]; /* ctx[0]: the task itself */
+    ft_xu_t xu;             /* explicit: itself; implicit: open chunk */
+    ft_ctx_t chunk_ctx;     /* implicit: labelling context of the chunk */
+    uint64_t ws_rank;       /* implicit: worksharing constructs met */
+    uint64_t ws_label, ws_construct;
+    uint32_t team_size, thread_num; /* implicit (and parallel: size) */
+    uint32_t in_sync;       /* inside taskwait/barrier/taskgroup waits */
+    uint16_t depth;         /* ctx entries in use (>= 1) */
+    uint16_t overflow;      /* pushes beyond FT_CTX_MAX */
+    uint8_t kind;
+    uint8_t is_xu;          /* explicit task recorded as XU */
+    uint8_t tl;             /* created by a taskloop (chunk or splitter) */
+    uint8_t tl_splitter;    /* it created taskloop tasks: not an XU */
+    uint64_t tl_label, tl_construct; /* the taskloop instance */
+    uintptr_t tl_codeptr;   /* the address libomp reports for it */
+    /* The last taskloop this task encountered: libomp reports the tasks
+     * that splitter tasks create with the encountering task as parent,
+     * sometimes after the taskloop's work end. */
+    uint64_t last_tl_label, last_tl_construct;
+    uintptr_t last_tl_codeptr;
+    uint8_t ws_kind;        /* ompf_xu_kind_t of the open loop's chunks */
+    uint64_t acc[];
+} ft_task_t;
+
+/* Per-thread construct cache entry. */
+typedef struct ft_cslot {
+    uint64_t key, id, addr;
+} ft_cslot_t;
+#define FT_CCACHE 512
+
+typedef struct ft_thread {
+    uint32_t index;
+    int32_t os_tid;
+    ompf_wstream_t *stream;
+    ompf_cnt_group_t *grp;
+    uint64_t seq;           /* label/XU id sequence */
+    ft_task_t *cur;         /* task running on this thread */
+    ft_task_t *impl;        /* innermost implicit task */
+    uint64_t *target;       /* accumulator charged at the next boundary */
+    ft_task_t *free;        /* pool */
+    ft_task_t *remote;      /* pool records freed by other threads */
+    int in_cb;              /* inside a callback (finalize handshake) */
+    int ended;
+    int mux;                /* multiplexing seen on this thread */
+    int read_failed;
+    uint64_t tl_recovered;  /* taskloop chunks without dispatch event */
+    struct ft_thread *next_all;
+    ompf_cnt_sample_t sample;
+    uint64_t have;          /* bit i: event i opened in this thread */
+    uint64_t *first, *last, *gap; /* nev each */
+    ft_cslot_t ccache[FT_CCACHE];
+} ft_thread_t;
+
+typedef struct ft_global {
+    int active;
+    int verbose;
+    int strict;
+    int trace;
+    const char *mode;
+    const char *role;
+    long pmu_slots;         /* -1: no limit */
+    size_t nev;
+    ompf_cnt_set_t *set;
+    ompf_writer_t *writer;
+    char out_path[4096];
+    uint64_t t0_ns;
+    pid_t pid;              /* the process being profiled (not a fork) */
+    size_t task_bytes;
+    int use_membarrier;
+    volatile int closing;
+    pthread_mutex_t lock;   /* thread list, constructs, warnings */
+    pthread_mutex_t life_lock; /* thread creation vs. finalize */
+    ft_thread_t *threads;
+    uint32_t nthreads;
+    uint32_t first_team;    /* team size of the first parallel region */
+    ompt_get_task_info_t get_task_info;
+    int dispatch_ok;
+    /* offset of a task's dispatch chunk from its ompt_data_t in libomp,
+     * learnt from taskloop dispatches (0 unknown, -1 inconsistent) */
+    long tl_chunk_off;
+    uintptr_t omp_base;     /* libomp module */
+    char omp_path[4096];
+    char omp_build_id[80];
+    ompf_profile_t *header;
+} ft_global_t;
+
+extern ft_global_t ft_g;
+extern __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
+
+/* Timestamps: the TSC (calibrated once, clock.c) where the kernel trusts
+ * it -- a third of the cost of clock_gettime on this kind of VM -- else
+ * CLOCK_MONOTONIC. */
+typedef struct ft_clock {
+    int tsc;
+    uint16_t shift;
+    uint32_t mult;
+    uint64_t zero;
+} ft_clock_t;
+extern ft_clock_t ft_clk;
+void ft_clock_init(void);
+
+static inline uint64_t ft_now(void)
+{
+#if defined(__x86_64__)
+    if (ft_clk.tsc) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        uint64_t c = (uint64_t)hi << 32 | lo;
+        uint64_t quot = c >> ft_clk.shift;
+        uint64_t rem = c & (((uint64_t)1 << ft_clk.shift) - 1);
+        return ft_clk.zero + quot * ft_clk.mult +
+               ((rem * ft_clk.mult) >> ft_clk.shift);
+    }
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU of the calling thread: the kernel keeps it in the thread's rseq
+ * area (glibc >= 2.35 registers one): a load instead of the getcpu vDSO
+ * call, which costs ~30 ns on a VM. */
+static inline int ft_cpu(void)
+{
+#ifdef FT_HAVE_RSEQ
+    if (__rseq_size > 0) {
+        const struct rseq *r =
+            (const struct rseq *)((char *)__builtin_thread_pointer() +
+                                  __rseq_offset);
+        int c = (int)__atomic_load_n(&r->cpu_id, __ATOMIC_RELAXED);
+        if (c >= 0)
+            return c;
+    }
+#endif
+    return sched_getcpu();
+}
+
+/* callbacks.c */
+void ft_register_callbacks(ompt_set_callback_t set_cb);
+ft_thread_t *ft_thread_new(int initial);
+void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s);
+
+/* reading.c: counters per thread (the seam for multiplexing modes) */
+void ft_read_open(ft_thread_t *t, int initial);
+void ft_read_close(ft_thread_t *t);
+/* Why event i failed to open on some thread (NULL if it never did). */
+const char *ft_read_fail_reason(size_t i);
+/* One reading into t->sample: 0, or nonzero when the read failed. */
+static inline int ft_read_sample(ft_thread_t *t)
+{
+    return ompf_cnt_group_read(t->grp, &t->sample);
+}
+
+/* constructs.c */
+int ft_constructs_init(void *omp_symbol);
+/* Construct id (stable across runs) for codeptr of kind k met in the
+ * context of construct parent (which names it when codeptr lies in
+ * libomp); *addr receives the label "addr" component (module-relative
+ * offset).  Writes the construct record once per thread. */
+uint64_t ft_construct(ft_thread_t *t, const void *codeptr, int kind,
+                      uint64_t parent, uint64_t *addr);
+
+/* topo.c */
+void ft_topo_init(void);
+void ft_topo_of(int cpu, int32_t *core, int32_t *numa);
+
+/* meta.c */
+int ft_meta_fill(ompf_profile_t *p, const char *runtime_version);
+void ft_default_output(char *buf, size_t len, const char *dir);
+
+/* messages: one per cause */
+void ft_warn_once(const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ft_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A problem that degrades the run: one warning per key, or the end of
+ * the program under OMPFUSE_STRICT=1. */
+void ft_degrade(const char *key, const char *msg);
+void ft_fail_strict(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

@@ -1,0 +1,583 @@
+#!/usr/bin/python3
+"""Tests of libompfuse.so: run programs under the tool, dump the profile
+with tool_dump and assert on it line by line.  Usage:
+  run_tests.py TEST --tool LIB --dump DUMP --bindir DIR --src DIR --workdir DIR
+"""
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+A = None
+FAILS = []
+
+
+def check(cond, msg):
+    if not cond:
+        FAILS.append(msg)
+        print("FAIL:", msg)
+    return cond
+
+
+def run(prog, args, out, env_extra=None, threads=None, timeout=120,
+        tool=True):
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("OMPFUSE_") or k in ("OMP_NUM_THREADS",
+                                             "OMP_TOOL_LIBRARIES"):
+            del env[k]
+    if tool:
+        env["OMP_TOOL_LIBRARIES"] = A.tool
+        env["OMPFUSE_OUTPUT"] = out
+    if threads:
+        env["OMP_NUM_THREADS"] = str(threads)
+    env.update(env_extra or {})
+    if os.path.isfile(out):
+        os.unlink(out)
+    p = subprocess.run([prog] + list(args), env=env, capture_output=True,
+                       text=True, timeout=timeout, cwd=A.workdir)
+    return p
+
+
+class Profile:
+    def __init__(self, path, summary=False):
+        p = subprocess.run([A.dump] + (["-s"] if summary else []) + [path],
+                           capture_output=True, text=True)
+        self.summary = {}
+        self.path = path
+        self.rc = p.returncode
+        self.err = p.stderr
+        self.meta = {}
+        self.events = []
+        self.xus = []
+        self.threads = []
+        self.constructs = {}
+        self.info = {}
+        for line in p.stdout.splitlines():
+            f = line.split(" ")
+            if f[0] == "info":
+                self.info = {f[i]: int(f[i + 1])
+                             for i in range(1, len(f) - 1, 2)}
+            elif f[0] == "meta":
+                self.meta[f[1]] = " ".join(f[2:])
+            elif f[0] == "construct":
+                self.constructs[f[1]] = {"kind": f[2], "build_id": f[3],
+                                         "offset": int(f[4]),
+                                         "module": " ".join(f[5:])}
+            elif f[0] == "event":
+                self.events.append((f[1], f[2]))
+            elif f[0] == "xu":
+                self.xus.append({
+                    "label": f[1], "kind": f[2], "type": f[3],
+                    "ckind": f[4], "thread": int(f[5]),
+                    "team_thread": int(f[6]), "team_size": int(f[7]),
+                    "cpu": int(f[8]), "iter_start": int(f[9]),
+                    "iter_count": int(f[10]), "parts": int(f[11]),
+                    "start": int(f[12]), "end": int(f[13]),
+                    "values": [None if v == "NA" else int(v) for v in f[14:]],
+                })
+            elif f[0] == "summary":
+                self.summary = {f[i]: int(f[i + 1])
+                                for i in range(1, len(f) - 1, 2)}
+            elif f[0] == "thread":
+                ne = len(self.events)
+                vals = f[4:]
+                self.threads.append({
+                    "index": int(f[1]), "tid": int(f[2]),
+                    "total": [None if v == "NA" else int(v)
+                              for v in vals[:ne]],
+                    "gap": [None if v == "NA" else int(v)
+                            for v in vals[ne + 1:2 * ne + 1]],
+                })
+
+        if self.rc == 0:
+            check(self.info.get("xus_dropped") == 0 and
+                  self.info.get("truncated") == 0,
+                  "%s: reader dropped XUs: %s" % (path, self.info))
+
+    def labels(self):
+        return collections.Counter(x["label"] for x in self.xus)
+
+
+def prog(name):
+    return os.path.join(A.bindir, name)
+
+
+def out(name):
+    return os.path.join(A.workdir, name + ".ompf")
+
+
+def type_offset(tname):
+    m = re.match(r"^[^+@]+\+0x([0-9a-f]+)$", tname)
+    return int(m.group(1), 16) if m else None
+
+
+def src_line(binary, off):
+    p = subprocess.run(["addr2line", "-e", binary, hex(off - 1)],
+                       capture_output=True, text=True)
+    m = re.search(r":(\d+)", p.stdout)
+    return int(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------------------
+
+def t_listing11():
+    """Listing 1.1 with 2 threads: exactly the paper's 16 XUs, labels
+    written out below."""
+    b = prog("tool_listing11")
+    r = run(b, [], out("l11"), threads=2)
+    check(r.returncode == 0 and r.stdout == "done\n",
+          "listing11 output changed: %r rc=%d" % (r.stdout, r.returncode))
+    check(r.stderr == "", "tool printed on stderr: %r" % r.stderr)
+    p = Profile(out("l11"))
+    check(p.rc == 0, "profile unreadable: " + p.err)
+    check(len(p.xus) == 16, "expected 16 XUs, got %d" % len(p.xus))
+    # which construct is which: by source line (see progs/listing11.c)
+    src = open(os.path.join(A.src, "progs", "listing11.c")).read().split("\n")
+
+    def line_of(pat):
+        return [i + 1 for i, l in enumerate(src) if pat in l][0]
+    l_static = line_of("schedule(static)")
+    l_task1 = line_of("#pragma omp task")
+    l_dyn = line_of("schedule(dynamic, 2)")
+    l_task2 = [i + 1 for i, l in enumerate(src)
+               if "#pragma omp task" in l][1]
+    off = {}
+    for x in p.xus:
+        o = type_offset(x["type"])
+        check(o is not None, "type %s is not module+offset" % x["type"])
+        if o is None:
+            continue
+        ln = src_line(b, o)
+        key = {l_static: "for1", l_task1: "task1", l_dyn: "for2",
+               l_task2: "task2"}.get(ln)
+        check(key is not None, "type %s maps to line %s" % (x["type"], ln))
+        if key:
+            check(off.setdefault(key, o) == o, "two types for " + key)
+    par = {x["label"].split(".")[2] for x in p.xus}
+    check(len(par) == 1, "XUs not under one parallel label: %s" % par)
+    P = "0.1.%s" % (par.pop() if par else "?")
+    f1, t1 = off.get("for1"), off.get("task1")
+    f2, t2 = off.get("for2"), off.get("task2")
+    expected = collections.Counter()
+    for s in (0, 4):
+        expected["%s.1.%s.%d static-chunks %d 4" % (P, f1, s, s)] += 1
+        for r_ in range(1, 5):
+            expected["%s.1.%s.%d.%d.%s task 0 0" % (P, f1, s, r_, t1)] += 1
+    for s in (0, 2, 4, 6):
+        expected["%s.2.%s.%d loop-chunk %d 2" % (P, f2, s, s)] += 1
+    for tid in (0, 1):
+        expected["%s.0.%d.%s task 0 0" % (P, tid, t2)] += 1
+    got = collections.Counter("%s %s %d %d" % (x["label"], x["kind"],
+                                               x["iter_start"],
+                                               x["iter_count"])
+                              for x in p.xus)
+    check(got == expected, "labels differ:\n  missing %s\n  extra %s" % (
+        sorted((expected - got).elements()), sorted((got - expected).elements())))
+    check(p.meta.get("team_size") == "2", "team_size meta %s" %
+          p.meta.get("team_size"))
+    for k in ("program", "argv", "hostname", "cpu_model", "kernel",
+              "omp_runtime", "start_time", "mode", "pmu_slots", "run_id",
+              "tool_version", "format_version"):
+        check(p.meta.get(k), "metadata %s missing" % k)
+    check(p.meta.get("program", "").endswith("/tool_listing11"),
+          "program meta %s" % p.meta.get("program"))
+    # construct identity: the program's path, its GNU build-id, offsets
+    r = subprocess.run(["readelf", "-n", b], capture_output=True, text=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", r.stdout)
+    check(m is not None, "test program has no build-id note")
+    for name, c in p.constructs.items():
+        check(c["module"] == os.path.realpath(b), "module of %s: %s" % (
+            name, c["module"]))
+        check(m is not None and c["build_id"] == m.group(1),
+              "build-id of %s: %s" % (name, c["build_id"]))
+        check(name == "tool_listing11+0x%x" % c["offset"],
+              "name %s vs offset %x" % (name, c["offset"]))
+
+
+DET_PROGRAMS = [
+    ("dynamic", ["dynamic"]), ("tasks_in_loop", ["tasks_in_loop"]),
+    ("fib", ["fib"]), ("taskloop", ["taskloop"]), ("nested", ["nested"]),
+    ("sections_masked_single", ["sections"]),
+]
+
+
+def determinism(binary, args, name, runs=5, threads=4):
+    ms = []
+    where = collections.defaultdict(set)
+    starts = []
+    for i in range(runs):
+        o = out("det-%s-%d" % (name, i))
+        r = run(binary, args, o, threads=threads)
+        check(r.returncode == 0, "%s run %d rc=%d %s" % (name, i,
+                                                          r.returncode,
+                                                          r.stderr))
+        p = Profile(o)
+        check(p.rc == 0 and p.xus, "%s run %d: no profile" % (name, i))
+        ms.append(p.labels())
+        dup = [l for l, c in p.labels().items() if c > 1]
+        check(not dup, "%s run %d: duplicate labels %s" % (name, i, dup[:5]))
+        for x in p.xus:
+            where[x["label"]].add((i, x["team_thread"]))
+        starts.append(sorted(x["start"] for x in p.xus))
+    for i in range(1, runs):
+        if ms[i] != ms[0]:
+            check(False, "%s: run %d labels differ from run 0: -%s +%s" % (
+                name, i, sorted((ms[0] - ms[i]).elements())[:5],
+                sorted((ms[i] - ms[0]).elements())[:5]))
+    moved = sum(1 for l, s in where.items() if len({t for _, t in s}) > 1)
+    print("%s: %d XUs, %d labels ran on different threads across runs" % (
+        name, sum(ms[0].values()), moved))
+    return moved, starts
+
+
+def t_labels_deterministic():
+    moved_total = 0
+    timing_differs = False
+    for name, args in DET_PROGRAMS:
+        moved, starts = determinism(prog("tool_mix"), args, name)
+        moved_total += moved
+        timing_differs |= len({tuple(s) for s in starts}) > 1
+    check(moved_total > 0, "no XU label ever ran on another thread: the "
+          "test cannot tell thread-dependent labels apart")
+    check(timing_differs, "timings identical across runs")
+
+
+def t_knapsack():
+    b = A.knapsack or prog("knapsack")
+    check(os.path.exists(b), "knapsack benchmark not built (%s)" % b)
+    if not os.path.exists(b):
+        return
+    args = ["-n", "22", "-c", "6"]
+    moved, _ = determinism(b, args + ["-d"], "knapsack-d")
+    check(moved > 0, "knapsack -d: thread assignment never differed")
+    # shared bound: the search tree depends on timing; labels the runs
+    # share name the same nodes (same type, same parent), the rest differ
+    sets = []
+    for i in range(3):
+        o = out("knap-nd-%d" % i)
+        r = run(b, args, o, threads=4)
+        check(r.returncode == 0, "knapsack rc=%d" % r.returncode)
+        sets.append(Profile(o))
+    common = set(sets[0].labels())
+    for p in sets[1:]:
+        common &= set(p.labels())
+    for p in sets:
+        types = {x["label"]: x["type"] for x in p.xus}
+        check(all(types[l] == {x["label"]: x["type"] for x in sets[0].xus}[l]
+                  for l in common), "a shared label has different types")
+    print("knapsack (shared bound): %s XUs per run, %d labels common to all"
+          % ([len(p.xus) for p in sets], len(common)))
+    check(len(common) > 0, "no common labels between non-deterministic runs")
+
+
+def conservation_of(p, name):
+    ne = len(p.events)
+    sums = collections.defaultdict(lambda: [0] * ne)
+    for x in p.xus:
+        for e in range(ne):
+            sums[x["thread"]][e] += x["values"][e]
+    for t in p.threads:
+        for e in range(ne):
+            tot, gap = t["total"][e], t["gap"][e]
+            check(tot is not None and gap is not None,
+                  "%s thread %d event %d missing" % (name, t["index"], e))
+            if tot is None or gap is None:
+                continue
+            check(sums[t["index"]][e] + gap == tot,
+                  "%s thread %d %s: XUs %d + gap %d != total %d" % (
+                      name, t["index"], p.events[e][0], sums[t["index"]][e],
+                      gap, tot))
+    return sums
+
+
+def t_conservation():
+    ev = {"OMPFUSE_EVENTS": "perf::TASK-CLOCK,perf::PAGE-FAULTS"}
+    for name, b, args, th in [("listing11", prog("tool_listing11"), [], 2),
+                              ("tasks_in_loop", prog("tool_mix"),
+                               ["tasks_in_loop"], 4),
+                              ("fib", prog("tool_mix"), ["fib"], 3),
+                              ("compute", prog("tool_mix"),
+                               ["compute", "20000"], 2)]:
+        r = run(b, args, out("cons-" + name), env_extra=ev, threads=th)
+        check(r.returncode == 0, "%s rc %d" % (name, r.returncode))
+        p = Profile(out("cons-" + name))
+        check(p.events == [("perf::TASK-CLOCK", "counted"),
+                           ("perf::PAGE-FAULTS", "counted")],
+              "%s events %s" % (name, p.events))
+        sums = conservation_of(p, name)
+        if name == "compute":
+            xu = sum(s[0] for s in sums.values())
+            tot = sum(t["total"][0] for t in p.threads)
+            print("compute: XUs hold %.1f%% of TASK-CLOCK" % (100 * xu / tot))
+            check(xu >= 0.8 * tot, "compute: XUs hold only %d of %d ns" % (
+                xu, tot))
+        check(any(x["values"][0] > 0 for x in p.xus),
+              "%s: no XU has TASK-CLOCK" % name)
+
+
+def t_exclusive():
+    ev = {"OMPFUSE_EVENTS": "perf::TASK-CLOCK"}
+    r = run(prog("tool_mix"), ["taskwait_children"], out("excl"),
+            env_extra=ev, threads=1)
+    check(r.returncode == 0, "rc %d" % r.returncode)
+    p = Profile(out("excl"))
+    check(len(p.xus) == 6, "expected 6 tasks, got %d" % len(p.xus))
+    if len(p.xus) != 6:
+        return
+    # the second instance (rank 2 under the single): warm caches
+    xs = sorted(p.xus, key=lambda x: len(x["label"].split(".")))
+    parents = [x for x in xs if len(x["label"].split(".")) ==
+               len(xs[0]["label"].split("."))]
+    check(len(parents) == 2, "expected 2 parents: %s" % [x["label"]
+                                                          for x in xs])
+    parent = max(parents, key=lambda x: x["label"].split(".")[-2])
+    kids = [x for x in p.xus if x["label"].startswith(parent["label"] + ".")]
+    check(len(kids) == 2, "children of %s: %s" % (parent["label"], kids))
+    if len(kids) != 2:
+        return
+    # parent: work(10); each child work(20000), run inside the parent
+    # (undeferred child, child during taskwait)
+    pc, kc = parent["values"][0], min(k["values"][0] for k in kids)
+    print("parent %d ns, children %s ns" % (pc, [k["values"][0]
+                                                 for k in kids]))
+    check(pc * 5 < kc, "parent charged %d ns vs child %d ns: not "
+          "exclusive" % (pc, kc))
+    check(parent["end"] > max(k["end"] for k in kids) and
+          parent["start"] < min(k["start"] for k in kids),
+          "children did not run inside the parent")
+
+
+def t_sibcall_identity():
+    """Without -fno-optimize-sibling-calls some codeptr_ra point into
+    libomp: identities must stay distinct per source construct."""
+    for mode, want in (("tasks_in_loop", 6), ("nested", 4),
+                       ("taskloop", 3)):
+        for b in (prog("tool_mix_o2"), prog("tool_mix")):
+            r = run(b, [mode], out("sib-" + mode), threads=2)
+            check(r.returncode == 0, "%s rc %d" % (mode, r.returncode))
+            p = Profile(out("sib-" + mode))
+            types = {x["type"] for x in p.xus}
+            print("%s %s: %d types %s" % (os.path.basename(b), mode,
+                                          len(types), sorted(types)))
+            check(len(types) == want, "%s %s: %d construct identities, "
+                  "expected %d (%s)" % (os.path.basename(b), mode,
+                                        len(types), want, sorted(types)))
+            warn = [l for l in r.stderr.splitlines() if "warning" in l]
+            check(len(warn) == len(set(warn)) and len(warn) <= 2,
+                  "warnings repeated: %s" % warn)
+            # labels under a type never mix kinds of construct
+            by_type = collections.defaultdict(set)
+            for x in p.xus:
+                by_type[x["type"]].add(x["kind"])
+            check(all(len(v) == 1 for v in by_type.values()),
+                  "a type mixes XU kinds: %s" % dict(by_type))
+
+
+def t_bad_config():
+    b = prog("tool_mix")
+    ref = run(b, ["fib"], out("ref"), tool=False, threads=2)
+    # unknown event: one message naming it; program unchanged
+    r = run(b, ["fib"], out("bad-ev"), threads=2, env_extra={
+        "OMPFUSE_EVENTS": "perf::TASK-CLOCK,NO_SUCH_EVENT"})
+    check(r.returncode == ref.returncode and r.stdout == ref.stdout,
+          "unknown event changed the program")
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1 and "NO_SUCH_EVENT" in lines[0] and
+          "unknown event" in lines[0],
+          "unknown event: expected one clear line, got %r" % r.stderr)
+    p = Profile(out("bad-ev"))
+    check(("NO_SUCH_EVENT", "failed") in p.events and
+          ("perf::TASK-CLOCK", "counted") in p.events,
+          "events in profile: %s" % p.events)
+    check(p.xus and all(x["values"][1] is None and x["values"][0] is not None
+                        for x in p.xus), "values of the failed event")
+    # more events than slots
+    r = run(b, ["fib"], out("bad-slots"), threads=2, env_extra={
+        "OMPFUSE_EVENTS": "perf::TASK-CLOCK,perf::PAGE-FAULTS,"
+                          "perf::CPU-CLOCK", "OMPFUSE_PMU_SLOTS": "2"})
+    check(r.returncode == ref.returncode and r.stdout == ref.stdout,
+          "slots changed the program")
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1 and "OMPFUSE_PMU_SLOTS=2" in lines[0],
+          "slots: expected one line, got %r" % r.stderr)
+    p = Profile(out("bad-slots"))
+    check(p.meta.get("pmu_slots") == "2", "pmu_slots meta")
+    # unwritable output
+    r = run(b, ["fib"], "/proc/no/such/dir/x.ompf", threads=2)
+    check(r.returncode == ref.returncode and r.stdout == ref.stdout,
+          "unwritable output changed the program")
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1 and "/proc/no/such/dir/x.ompf" in lines[0],
+          "unwritable: expected one line, got %r" % r.stderr)
+    # strict: documented non-zero exit
+    for env in ({"OMPFUSE_EVENTS": "NO_SUCH_EVENT"},
+                {"OMPFUSE_EVENTS": "perf::TASK-CLOCK,perf::PAGE-FAULTS",
+                 "OMPFUSE_PMU_SLOTS": "1"}):
+        env["OMPFUSE_STRICT"] = "1"
+        r = run(b, ["fib"], out("strict"), threads=2, env_extra=env)
+        check(r.returncode == 125, "strict %s: rc %d" % (env, r.returncode))
+        check(len(r.stderr.strip().splitlines()) == 1 and
+              "OMPFUSE_STRICT" in r.stderr, "strict message %r" % r.stderr)
+        check(not [f for f in os.listdir(A.workdir)
+                   if f.startswith("strict.ompf")], "strict left files")
+    r = run(b, ["fib"], "/proc/no/such/dir/x.ompf", threads=2,
+            env_extra={"OMPFUSE_STRICT": "1"})
+    check(r.returncode == 125, "strict unwritable rc %d" % r.returncode)
+    # output directory: unique name inside
+    d = os.path.join(A.workdir, "outdir")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    r = run(b, ["fib"], d + "/", threads=2)
+    files = os.listdir(d)
+    check(len(files) == 1 and files[0].startswith("tool_mix.") and
+          files[0].endswith(".ompf"), "directory output: %s" % files)
+    # mode and role metadata
+    r = run(b, ["fib"], out("mode"), threads=2, env_extra={
+        "OMPFUSE_MODE": "reference", "OMPFUSE_ROLE": "ref-3"})
+    p = Profile(out("mode"))
+    check(r.stderr == "" and p.meta.get("mode") == "reference" and
+          p.meta.get("role") == "ref-3", "mode/role: %s %s %r" % (
+              p.meta.get("mode"), p.meta.get("role"), r.stderr))
+    r = run(b, ["fib"], out("mode"), threads=2, env_extra={
+        "OMPFUSE_MODE": "bogus"})
+    p = Profile(out("mode"))
+    check(len(r.stderr.strip().splitlines()) == 1 and "bogus" in r.stderr
+          and p.meta.get("mode") == "run", "bad mode: %r" % r.stderr)
+    # verbose: one line per thread/counter decision
+    r = run(b, ["fib"], out("verbose"), threads=2, env_extra={
+        "OMPFUSE_VERBOSE": "1", "OMPFUSE_EVENTS": "perf::TASK-CLOCK"})
+    check("thread 0" in r.stderr and "wrote" in r.stderr,
+          "verbose output: %r" % r.stderr)
+
+
+def t_robust():
+    ev = {"OMPFUSE_EVENTS": "perf::TASK-CLOCK,perf::PAGE-FAULTS"}
+    b = prog("tool_mix")
+    cases = [("64threads", ["tasks_in_loop"], 64, 0, 20 + 120 + 2 * 64),
+             ("nested", ["nested"], 4, 0, 30),
+             ("many_tasks", ["many_tasks", "1000000"], 2, 0, 1000000),
+             ("many_chunks", ["many_chunks", "200000"], 3, 0, 200000),
+             ("untied", ["untied"], 4, 0, 8),
+             ("exit", ["exit"], 4, 7, 20),
+             ("exit_worker", ["exit_worker"], 4, 7, 20),
+             ("one_thread", ["tasks_in_loop"], 1, 0, 1 + 40 * 3 + 2)]
+    for name, args, th, rc, nxu in cases:
+        ref = run(b, args, out("r"), tool=False, threads=th, timeout=240)
+        # 10^6 tasks: labels and timestamps only (a counter read costs
+        # microseconds on a VM; counters are exercised by the others)
+        r = run(b, args, out("rob-" + name),
+                env_extra={} if name == "many_tasks" else ev, threads=th,
+                timeout=240)
+        check(r.returncode == rc == ref.returncode,
+              "%s: rc %d (expected %d)" % (name, r.returncode, rc))
+        check(r.stdout == ref.stdout, "%s: output changed" % name)
+        check(r.stderr == "", "%s: stderr %r" % (name, r.stderr[:300]))
+        if name == "many_tasks":
+            # 10^6 XUs: counted and checked for distinct labels in C
+            p = Profile(out("rob-" + name), summary=True)
+            check(p.rc == 0, "%s: profile unreadable %s" % (name, p.err))
+            check(p.summary.get("xus") == nxu and
+                  p.summary.get("distinct_labels") == nxu,
+                  "%s: %s, expected %d distinct XUs" % (name, p.summary, nxu))
+            print("%s: %s" % (name, p.summary))
+            continue
+        p = Profile(out("rob-" + name))
+        check(p.rc == 0, "%s: profile unreadable %s" % (name, p.err))
+        check(len(p.xus) == nxu, "%s: %d XUs, expected %d" % (
+            name, len(p.xus), nxu))
+        if not name.startswith("exit") and name != "untied":
+            conservation_of(p, name)
+        print("%s: %d XUs, %d threads" % (name, len(p.xus), len(p.threads)))
+
+
+def t_fork_chdir():
+    """Relative OMPFUSE_OUTPUT after chdir("/"), fork() + exit() in the
+    child: the parent's profile lands in the starting directory, whole."""
+    name = "fork-rel.ompf"
+    path = os.path.join(A.workdir, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    # (under ASan, LeakSanitizer would report libomp's memory in the
+    # exiting child: not what this test is about)
+    r = run(prog("tool_mix"), ["fork_chdir"], name, threads=2,
+            env_extra={"ASAN_OPTIONS": "detect_leaks=0"})
+    check(r.returncode == 0 and r.stdout == "forked\n" and r.stderr == "",
+          "fork_chdir rc %d %r %r" % (r.returncode, r.stdout, r.stderr))
+    check(os.path.exists(path), "profile not at %s" % path)
+    p = Profile(path)
+    check(p.rc == 0 and len(p.xus) == 20, "fork_chdir: rc %d, %d XUs" % (
+        p.rc, len(p.xus)))
+    check(not [f for f in os.listdir(A.workdir) if ".tmp." in f],
+          "temporary files left: %s" % os.listdir(A.workdir))
+
+
+def t_gcc_route():
+    """gcc-built binary on libomp through libgomp.so.1 -> libomp.so.5."""
+    gcc = shutil.which("gcc")
+    check(gcc is not None, "gcc not found")
+    if not gcc:
+        return
+    exe = os.path.join(A.workdir, "mix_gcc")
+    r = subprocess.run([gcc, "-fopenmp", "-O2", "-g",
+                        os.path.join(A.src, "progs", "mix.c"), "-o", exe],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "gcc build failed: " + r.stderr)
+    d = os.path.join(A.workdir, "gomp")
+    os.makedirs(d, exist_ok=True)
+    link = os.path.join(d, "libgomp.so.1")
+    if os.path.lexists(link):
+        os.unlink(link)
+    omp = "/usr/lib/llvm-19/lib/libomp.so.5"
+    os.symlink(omp, link)
+    env = {"LD_LIBRARY_PATH": d}
+    if A.preload:
+        env["LD_PRELOAD"] = A.preload
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    r = run(exe, ["tasks_in_loop"], out("gcc"), env_extra=env, threads=2)
+    check(r.returncode == 0, "gcc route rc %d %s" % (r.returncode, r.stderr))
+    p = Profile(out("gcc"))
+    check("LLVM" in p.meta.get("omp_runtime", ""), "runtime %s" %
+          p.meta.get("omp_runtime"))
+    kinds = collections.Counter(x["kind"] for x in p.xus)
+    check(kinds["task"] == 40 * 3 + 2 * 2 and kinds["loop-chunk"] == 20,
+          "gcc route XUs: %s" % kinds)
+    ms = [p.labels()]
+    for i in range(2):
+        run(exe, ["tasks_in_loop"], out("gcc%d" % i), env_extra=env,
+            threads=2)
+        ms.append(Profile(out("gcc%d" % i)).labels())
+    check(ms[0] == ms[1] == ms[2], "gcc route labels not deterministic")
+
+
+TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--dump", required=True)
+    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--knapsack")
+    ap.add_argument("--preload", help="sanitizer runtime for programs "
+                    "not built with the sanitizers (gcc route)")
+    A = ap.parse_args()
+    A.workdir = os.path.join(A.workdir, A.test)
+    os.makedirs(A.workdir, exist_ok=True)
+    TESTS[A.test]()
+    if FAILS:
+        print("%d check(s) failed" % len(FAILS))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
