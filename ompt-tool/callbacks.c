@@ -104,6 +104,8 @@ static inline uint64_t label_child(ft_thread_t *t, uint64_t parent,
 {
     uint64_t id = new_id(t);
     ompf_wstream_label(t->stream, id, parent, comp);
+    if (t->stream2)
+        ompf_wstream_label(t->stream2, id, parent, comp);
     return id;
 }
 
@@ -165,7 +167,13 @@ static void ctx_pop(ft_task_t *x)
 /* Charges the counts since the previous boundary to t->target. */
 static inline void boundary(ft_thread_t *t)
 {
-    if (!ft_g.nev || !t->grp)
+    if (!ft_g.nev)
+        return;
+    if (ft_g.hem) {
+        ft_hem_boundary(t);
+        return;
+    }
+    if (!t->grp)
         return;
     if (ft_read_sample(t) != 0) {
         t->read_failed++;
@@ -185,7 +193,7 @@ static inline void boundary(ft_thread_t *t)
 static inline void retarget(ft_thread_t *t)
 {
     ft_task_t *x = t->cur;
-    uint64_t *tg = t->gap;
+    void *tg = t->gapacc;
     if (x && !x->in_sync) {
         if (x->kind == FT_EXPLICIT)
             tg = x->acc;
@@ -221,10 +229,20 @@ static void xu_emit(ft_thread_t *t, const ft_xu_t *u, const uint64_t *acc)
     x.iter_start = u->iter_start;
     x.iter_count = u->iter_count;
     double vals[OMPF_CNT_MAX_EVENTS];
-    for (size_t i = 0; i < ft_g.nev; i++)
-        vals[i] = (t->have >> i) & 1 ? (double)acc[i] : OMPF_MISSING;
+    if (ft_g.hem)
+        ft_hem_values(t, acc, ft_g.hem, vals);
+    else
+        for (size_t i = 0; i < ft_g.nev; i++)
+            vals[i] = (t->have >> i) & 1 ? (double)acc[i] : OMPF_MISSING;
     ompf_wstream_xu(t->stream, &x, u->construct, u->label,
                     ft_g.nev ? vals : NULL);
+    if (t->stream2) {
+        /* OMPFUSE_HEM_BOTH: the other estimator, same XU */
+        ft_hem_values(t, acc, FT_HEM_CUMULATIVE + FT_HEM_DELTA - ft_g.hem,
+                      vals);
+        ompf_wstream_xu(t->stream2, &x, u->construct, u->label,
+                        ft_g.nev ? vals : NULL);
+    }
 }
 
 /* Closes the open chunk of implicit task x (charged up to now). */
@@ -247,7 +265,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
     if (!__atomic_load_n(&ft_g.closing, __ATOMIC_RELAXED))
         t = ft_thread_new(type == ompt_thread_initial);
     if (t)
-        t->target = t->gap;
+        t->target = t->gapacc;
     thread_data->ptr = t;
     ft_self = t;
     pthread_mutex_unlock(&ft_g.life_lock);
@@ -258,7 +276,7 @@ static void on_thread_end(ompt_data_t *thread_data)
     (void)thread_data;
     ENTER(t);
     boundary(t);
-    ft_thread_finish(t, t->stream);
+    ft_thread_finish(t, t->stream, t->stream2);
     t->ended = 1;
     LEAVE(t);
 }
@@ -541,7 +559,7 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
         chunk_close(t, x);
         ft_xu_t *u = &x->xu;
         memset(u, 0, sizeof *u);
-        memset(x->acc, 0, ft_g.nev * sizeof(uint64_t));
+        memset(x->acc, 0, ft_g.acc_bytes);
         u->kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION
                                                 : x->ws_kind;
         u->construct = x->ws_construct;
@@ -683,8 +701,13 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
             xu_emit(t, &prior->xu, prior->acc);
         } else {
             /* splitter / internal task: its counts are runtime work */
-            for (size_t i = 0; i < ft_g.nev; i++)
-                t->gap[i] += prior->acc[i];
+            if (ft_g.hem) {
+                if (t->hem)
+                    ft_hem_acc_merge(t->gapacc, prior->acc);
+            } else {
+                for (size_t i = 0; i < ft_g.nev; i++)
+                    t->gap[i] += prior->acc[i];
+            }
         }
         prior_task_data->ptr = NULL;
         if (t->cur == prior)

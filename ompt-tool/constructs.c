@@ -331,6 +331,8 @@ static uint64_t resolve(ft_thread_t *t, const module_t *m,
     if (r && !r->name)
         r->name = strdup(namebuf);
     ompf_wstream_construct(t->stream, id, c);
+    if (t->stream2)
+        ompf_wstream_construct(t->stream2, id, c);
     return id;
 }
 

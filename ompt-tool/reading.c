@@ -1,12 +1,9 @@
 /* Counter reading per thread, by mode.
  *
  * run / reference: one perf_event group per thread holding every usable
- * event, read at each boundary with one read() (or rdpmc).  This file is
- * the seam for a multiplexing mode (hem, hem-delta): ft_read_open opens
- * its events for the thread, ft_read_sample leaves raw cumulative values
- * in t->sample.value[] (the callbacks difference them at boundaries and
- * charge the deltas), and the estimator and per-event enabled/running
- * times belong here too. */
+ * event, read at each boundary with one read() (or rdpmc); the callbacks
+ * difference the raw cumulative values and charge the deltas.  The HEM
+ * modes (hem, hem-delta) read through hemread.c instead. */
 #include <stdio.h>
 
 #include "tool.h"
@@ -30,6 +27,21 @@ void ft_read_open(ft_thread_t *t, int initial)
                    t->index, t->os_tid, initial ? ", initial" : "");
         return;
     }
+    if (ft_g.hem) {
+        ft_hem_open(t);
+        return;
+    }
+    ft_read_open_group(t);
+    ft_verbose("thread %u (tid %d%s): %zu of %zu events counted, reads by %s",
+               t->index, t->os_tid, initial ? ", initial" : "",
+               t->grp ? ompf_cnt_group_opened(t->grp) : 0, nev,
+               t->grp && ompf_cnt_group_uses_rdpmc(t->grp) ? "rdpmc"
+                                                           : "read()");
+}
+
+void ft_read_open_group(ft_thread_t *t)
+{
+    size_t nev = ft_g.nev;
     if (ompf_cnt_group_open(ft_g.set, 0, -1, 0, &t->grp) != 0) {
         ft_degrade("grp-nomem", "cannot open counters: out of memory");
         t->grp = NULL;
@@ -58,15 +70,13 @@ void ft_read_open(ft_thread_t *t, int initial)
         for (size_t i = 0; i < nev; i++)
             t->first[i] = t->last[i] = t->sample.value[i];
     }
-    ft_verbose("thread %u (tid %d%s): %zu of %zu events counted, reads by %s",
-               t->index, t->os_tid, initial ? ", initial" : "",
-               t->grp ? ompf_cnt_group_opened(t->grp) : 0, nev,
-               t->grp && ompf_cnt_group_uses_rdpmc(t->grp) ? "rdpmc"
-                                                           : "read()");
 }
 
 void ft_read_close(ft_thread_t *t)
 {
+    /* the HEM engine first: its timer handler reads the group */
+    if (t->hem)
+        ft_hem_close(t);
     if (t->grp) {
         ompf_cnt_group_close(t->grp);
         t->grp = NULL;

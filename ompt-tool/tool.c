@@ -77,6 +77,8 @@ void ft_fail_strict(const char *fmt, ...)
             msg, FT_EXIT_STRICT);
     if (ft_g.writer)
         unlink(ompf_writer_tmp_path(ft_g.writer));
+    if (ft_g.writer2)
+        unlink(ompf_writer_tmp_path(ft_g.writer2));
     _exit(FT_EXIT_STRICT);
 }
 
@@ -105,6 +107,7 @@ ft_thread_t *ft_thread_new(int initial)
     t->first = arr;
     t->last = arr + nev;
     t->gap = arr + 2 * nev;
+    t->gapacc = t->gap;
     t->os_tid = (int32_t)syscall(SYS_gettid);
     pthread_mutex_lock(&ft_g.lock);
     t->index = ft_g.nthreads++;
@@ -117,12 +120,18 @@ ft_thread_t *ft_thread_new(int initial)
         t->ended = 1;
         return t;
     }
+    if (ft_g.writer2 && ompf_wstream_create(ft_g.writer2, 0, &t->stream2)) {
+        ft_warn_once("stream2", "warning: cannot create an output stream "
+                                "(out of memory): a thread is missing from "
+                                "the OMPFUSE_HEM_BOTH profile");
+        t->stream2 = NULL;
+    }
     ft_read_open(t, initial);
     return t;
 }
 
 /* Writes the thread record (totals as of the thread's last boundary). */
-void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s)
+void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s, ompf_wstream_t *s2)
 {
     size_t nev = ft_g.nev;
     double buf[4 * OMPF_CNT_MAX_EVENTS + 4];
@@ -134,15 +143,22 @@ void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s)
     rec.gap = buf + nev;
     rec.enabled_ns = buf + 2 * nev;
     rec.running_ns = buf + 3 * nev;
-    for (size_t i = 0; i < nev; i++) {
+    for (size_t i = 0; i < nev && !ft_g.hem; i++) {
         int have = (t->have >> i) & 1;
         rec.total[i] = have ? (double)(t->last[i] - t->first[i]) : OMPF_MISSING;
         rec.gap[i] = have ? (double)t->gap[i] : OMPF_MISSING;
         rec.enabled_ns[i] = have ? (double)t->sample.enabled_ns : OMPF_MISSING;
         rec.running_ns[i] = have ? (double)t->sample.running_ns : OMPF_MISSING;
     }
+    if (ft_g.hem)
+        ft_hem_thread_record(t, ft_g.hem, &rec);
     if (s)
         ompf_wstream_thread(s, &rec);
+    if (s2 && ft_g.hem) {
+        ft_hem_thread_record(t, FT_HEM_CUMULATIVE + FT_HEM_DELTA - ft_g.hem,
+                             &rec);
+        ompf_wstream_thread(s2, &rec);
+    }
     if (t->mux)
         ft_verbose("thread %u: counter group was multiplexed "
                    "(running %llu of %llu ns enabled)",
@@ -176,7 +192,9 @@ static void configure_events(void)
             ft_degrade(key, msg);
         }
     }
-    if (ft_g.pmu_slots >= 0 && ft_g.nev > (size_t)ft_g.pmu_slots) {
+    /* in the HEM modes more events than slots is the point */
+    if (!ft_g.hem && ft_g.pmu_slots >= 0 &&
+        ft_g.nev > (size_t)ft_g.pmu_slots) {
         char msg[600];
         snprintf(msg, sizeof msg,
                  "configuration error: OMPFUSE_EVENTS names %zu events but "
@@ -201,6 +219,12 @@ static void configure_events(void)
     }
 }
 
+/* The other HEM estimator's mode (OMPFUSE_HEM_BOTH). */
+static const char *other_mode(void)
+{
+    return ft_g.hem == FT_HEM_DELTA ? OMPF_MODE_HEM : OMPF_MODE_HEM_DELTA;
+}
+
 static int configure(void)
 {
     ft_g.verbose = env_flag("OMPFUSE_VERBOSE");
@@ -213,11 +237,18 @@ static int configure(void)
             ft_g.mode = OMPF_MODE_RUN;
         else if (strcmp(mode, OMPF_MODE_REFERENCE) == 0)
             ft_g.mode = OMPF_MODE_REFERENCE;
-        else {
+        else if (strcmp(mode, OMPF_MODE_HEM) == 0) {
+            ft_g.mode = OMPF_MODE_HEM;
+            ft_g.hem = FT_HEM_CUMULATIVE;
+        } else if (strcmp(mode, OMPF_MODE_HEM_DELTA) == 0) {
+            ft_g.mode = OMPF_MODE_HEM_DELTA;
+            ft_g.hem = FT_HEM_DELTA;
+        } else {
             char msg[400];
             snprintf(msg, sizeof msg,
                      "OMPFUSE_MODE=%s is not supported by this libompfuse.so "
-                     "(supported: run, reference); recording in mode run",
+                     "(supported: run, reference, hem, hem-delta); recording in "
+                     "mode run",
                      mode);
             ft_degrade("mode", msg);
         }
@@ -242,6 +273,7 @@ static int configure(void)
         }
     }
     configure_events();
+    ft_hem_configure();
 
     const char *out = getenv("OMPFUSE_OUTPUT");
     struct stat st;
@@ -264,7 +296,51 @@ static int configure(void)
                 snprintf(ft_g.out_path, sizeof ft_g.out_path, "%s", rel);
         }
     }
+    /* OMPFUSE_HEM_BOTH=1: the other estimator goes to a sibling file,
+     * x.ompf -> x.<other mode>.ompf (same XUs, labels, run id) */
+    if (ft_g.hem && env_flag("OMPFUSE_HEM_BOTH")) {
+        size_t n = strlen(ft_g.out_path);
+        int ext = n > 5 && strcmp(ft_g.out_path + n - 5, ".ompf") == 0;
+        int w = snprintf(ft_g.out_path2, sizeof ft_g.out_path2, "%.*s.%s.ompf",
+                         (int)(ext ? n - 5 : n), ft_g.out_path, other_mode());
+        if (w < 0 || (size_t)w >= sizeof ft_g.out_path2) {
+            ft_degrade("both-path", "OMPFUSE_HEM_BOTH: the output path is "
+                                    "too long for the sibling profile; "
+                                    "writing only the first");
+            ft_g.out_path2[0] = '\0';
+        }
+    }
     return 0;
+}
+
+/* A copy of p's metadata and events for the sibling profile, with the
+ * other estimator's mode and status reasons. */
+static ompf_profile_t *sibling_of(const ompf_profile_t *p)
+{
+    ompf_profile_t *q = NULL;
+    if (ompf_profile_create(&q) != 0)
+        return NULL;
+    int rc = 0;
+    for (size_t i = 0; i < ompf_meta_count(p); i++) {
+        const char *k, *v;
+        ompf_meta_at(p, i, &k, &v);
+        rc |= ompf_meta_set(q, k, strcmp(k, "mode") == 0 ? other_mode() : v);
+    }
+    if (ompf_meta_get(p, "mode"))
+        rc |= ompf_meta_set(q, "hem_sibling", ft_g.out_path);
+    for (size_t i = 0; i < ompf_event_count(p); i++) {
+        ompf_event_t ev = *ompf_event_get(p, i);
+        if (ev.status == OMPF_EV_ESTIMATED && ev.reason)
+            ev.reason = ft_g.hem == FT_HEM_DELTA
+                            ? "HEM estimate, cumulative scaling"
+                            : "HEM estimate, delta scaling";
+        rc |= ompf_event_add(q, &ev, NULL);
+    }
+    if (rc) {
+        ompf_profile_destroy(q);
+        return NULL;
+    }
+    return q;
 }
 
 static int build_header(void)
@@ -273,9 +349,14 @@ static int build_header(void)
         return OMPF_ENOMEM;
     if (ft_meta_fill(ft_g.header, runtime_version) != 0)
         return OMPF_ENOMEM;
+    ft_hem_header(ft_g.header);
+    if (ft_g.out_path2[0])
+        ompf_meta_set(ft_g.header, "hem_sibling", ft_g.out_path2);
     for (size_t i = 0; i < ft_g.nev; i++) {
         ompf_event_t ev;
         ompf_cnt_set_event(ft_g.set, i, &ev);
+        if (ft_g.hem && ev.status == OMPF_EV_COUNTED)
+            ev.status = OMPF_EV_ESTIMATED;
         if (ompf_event_add(ft_g.header, &ev, NULL) != 0)
             return OMPF_ENOMEM;
     }
@@ -327,12 +408,27 @@ static int tool_initialize(ompt_function_lookup_t lookup,
         ft_warn_once("output", "error: %s", msg);
         return 0;
     }
+    if (ft_g.out_path2[0]) {
+        ompf_profile_t *h2 = sibling_of(ft_g.header);
+        if (!h2 || ompf_writer_create(ft_g.out_path2, h2, &ft_g.writer2,
+                                      &err) != 0) {
+            char msg[6000];
+            snprintf(msg, sizeof msg,
+                     "OMPFUSE_HEM_BOTH: cannot write the profile %s: %s; "
+                     "writing only %s", ft_g.out_path2,
+                     h2 ? err.msg : "out of memory", ft_g.out_path);
+            ft_degrade("output2", msg);
+            ft_g.writer2 = NULL;
+        }
+        ompf_profile_destroy(h2);
+    }
     /* membarrier lets callbacks skip a full fence (see ENTER) */
     ft_g.use_membarrier =
         syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
                 0, 0) == 0;
-    ft_g.task_bytes = (sizeof(ft_task_t) + ft_g.nev * sizeof(uint64_t) + 15) &
-                      ~(size_t)15;
+    ft_g.acc_bytes = ft_g.nev * (ft_g.hem ? sizeof(ompf_hem_acc_t)
+                                          : sizeof(uint64_t));
+    ft_g.task_bytes = (sizeof(ft_task_t) + ft_g.acc_bytes + 15) & ~(size_t)15;
     ft_register_callbacks(set_cb);
     if (!ft_g.dispatch_ok)
         ft_warn_once("dispatch",
@@ -376,8 +472,10 @@ static void tool_finalize(ompt_data_t *tool_data)
              spin++)
             sched_yield();
     }
-    ompf_wstream_t *fs = NULL;
+    ompf_wstream_t *fs = NULL, *fs2 = NULL;
     ompf_wstream_create(ft_g.writer, 0, &fs);
+    if (ft_g.writer2)
+        ompf_wstream_create(ft_g.writer2, 0, &fs2);
     int mux = 0;
     uint64_t recovered = 0;
     for (ft_thread_t *t = all; t; t = t->next_all)
@@ -387,17 +485,20 @@ static void tool_finalize(ompt_data_t *tool_data)
                    "their iteration ranges were read from the runtime",
                    (unsigned long long)recovered);
     for (ft_thread_t *t = all; t; t = t->next_all) {
-        if (t == self && !t->ended && t->grp) {
+        if (t == self && !t->ended && ft_g.hem) {
+            ft_hem_boundary(t);
+        } else if (t == self && !t->ended && t->grp) {
             /* the finalizing thread can still read its own counters */
             if (ft_read_sample(t) == 0) {
                 for (size_t i = 0; i < ft_g.nev; i++) {
-                    t->target[i] += t->sample.value[i] - t->last[i];
+                    ((uint64_t *)t->target)[i] +=
+                        t->sample.value[i] - t->last[i];
                     t->last[i] = t->sample.value[i];
                 }
             }
         }
         if (!t->ended) {
-            ft_thread_finish(t, fs);
+            ft_thread_finish(t, fs, fs2);
             t->ended = 1;
         }
         mux |= t->mux;
@@ -407,6 +508,7 @@ static void tool_finalize(ompt_data_t *tool_data)
         char buf[32];
         snprintf(buf, sizeof buf, "%u", ft_g.first_team ? ft_g.first_team : 1);
         ompf_meta_set(trailer, "team_size", buf);
+        ft_hem_trailer(trailer);
         for (size_t i = 0; i < ft_g.nev; i++) {
             ompf_event_t ev;
             ompf_cnt_set_event(ft_g.set, i, &ev);
@@ -420,6 +522,11 @@ static void tool_finalize(ompt_data_t *tool_data)
                     ev.reason = ft_read_fail_reason(i);
                     if (!ev.reason)
                         ev.reason = "could not be opened on any thread";
+                } else if (ft_g.hem) {
+                    ev.status = OMPF_EV_ESTIMATED;
+                    ev.reason = ft_g.hem == FT_HEM_DELTA
+                                    ? "HEM estimate, delta scaling"
+                                    : "HEM estimate, cumulative scaling";
                 } else if (mux) {
                     ev.status = OMPF_EV_MULTIPLEXED;
                     ev.reason = "the kernel multiplexed the counter group "
@@ -444,6 +551,16 @@ static void tool_finalize(ompt_data_t *tool_data)
     else
         ft_verbose("wrote %s (%u threads)", ft_g.out_path, ft_g.nthreads);
     ft_g.writer = NULL;
+    if (ft_g.writer2) {
+        ompf_profile_t *t2 = trailer ? sibling_of(trailer) : NULL;
+        if (ompf_writer_finish(ft_g.writer2, t2, &err) != 0)
+            ft_warn_once("finish2", "error: writing the profile %s failed: "
+                                    "%s", ft_g.out_path2, err.msg);
+        else
+            ft_verbose("wrote %s", ft_g.out_path2);
+        ft_g.writer2 = NULL;
+        ompf_profile_destroy(t2);
+    }
     ompf_profile_destroy(trailer);
 }
 

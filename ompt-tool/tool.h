@@ -18,6 +18,7 @@
 
 #include "ompfuse/counters.h"
 #include "ompfuse/file.h"
+#include "ompfuse/hem.h"
 #include "ompfuse/profile.h"
 
 #define FT_CTX_MAX 4        /* nesting of single/masked/taskloop in a task */
@@ -47,7 +48,9 @@ typedef struct ft_xu {
 enum { FT_IMPLICIT = 1, FT_EXPLICIT = 2, FT_INITIAL = 3, FT_PARALLEL = 4 };
 
 /* Task (and parallel region) state, pooled per thread, hung off
- * ompt_data_t.ptr.  acc[] holds the XU's counter sums. */
+ * ompt_data_t.ptr.  acc[] holds the XU's counter sums: nev uint64_t in
+ * modes run/reference, nev ompf_hem_acc_t in the HEM modes (ft_g.acc_bytes
+ * either way). */
 typedef struct ft_task {
     struct ft_task *link;   /* free list; implicit: previous task */
     struct ft_thread *owner; /* thread whose pool it came from */
@@ -86,11 +89,15 @@ typedef struct ft_thread {
     uint32_t index;
     int32_t os_tid;
     ompf_wstream_t *stream;
+    ompf_wstream_t *stream2; /* OMPFUSE_HEM_BOTH: the sibling profile */
     ompf_cnt_group_t *grp;
     uint64_t seq;           /* label/XU id sequence */
     ft_task_t *cur;         /* task running on this thread */
     ft_task_t *impl;        /* innermost implicit task */
-    uint64_t *target;       /* accumulator charged at the next boundary */
+    void *target;           /* accumulator charged at the next boundary:
+                               uint64_t[nev], or ompf_hem_acc_t[nev] in
+                               the HEM modes */
+    void *gapacc;           /* the gap accumulator (gap or hem->gap) */
     ft_task_t *free;        /* pool */
     ft_task_t *remote;      /* pool records freed by other threads */
     int in_cb;              /* inside a callback (finalize handshake) */
@@ -102,6 +109,7 @@ typedef struct ft_thread {
     ompf_cnt_sample_t sample;
     uint64_t have;          /* bit i: event i opened in this thread */
     uint64_t *first, *last, *gap; /* nev each */
+    struct ft_hem *hem;     /* HEM modes: engine and readings (hemread.c) */
     ft_cslot_t ccache[FT_CCACHE];
 } ft_thread_t;
 
@@ -117,9 +125,14 @@ typedef struct ft_global {
     ompf_cnt_set_t *set;
     ompf_writer_t *writer;
     char out_path[4096];
+    /* OMPFUSE_HEM_BOTH=1: the other estimator's profile, same XUs */
+    ompf_writer_t *writer2;
+    char out_path2[4096];
     uint64_t t0_ns;
     pid_t pid;              /* the process being profiled (not a fork) */
     size_t task_bytes;
+    size_t acc_bytes;       /* an XU's accumulators (see ft_task_t) */
+    int hem;                /* 0, or FT_HEM_CUMULATIVE / FT_HEM_DELTA */
     int use_membarrier;
     volatile int closing;
     pthread_mutex_t lock;   /* thread list, constructs, warnings */
@@ -192,11 +205,15 @@ static inline int ft_cpu(void)
 /* callbacks.c */
 void ft_register_callbacks(ompt_set_callback_t set_cb);
 ft_thread_t *ft_thread_new(int initial);
-void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s);
+void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s,
+                      ompf_wstream_t *s2);
 
 /* reading.c: counters per thread (the seam for multiplexing modes) */
 void ft_read_open(ft_thread_t *t, int initial);
 void ft_read_close(ft_thread_t *t);
+/* Opens the thread's one group (all usable events), sets t->have,
+ * reports failures once per event and cause. */
+void ft_read_open_group(ft_thread_t *t);
 /* Why event i failed to open on some thread (NULL if it never did). */
 const char *ft_read_fail_reason(size_t i);
 /* One reading into t->sample: 0, or nonzero when the read failed. */
@@ -204,6 +221,31 @@ static inline int ft_read_sample(ft_thread_t *t)
 {
     return ompf_cnt_group_read(t->grp, &t->sample);
 }
+
+/* hemread.c: the HEM modes (docs/hem.md).  The tool reads value,
+ * time_enabled and time_running per event at every boundary, from the
+ * multiplexing emulator (software events, OMPFUSE_PMU_SLOTS) or from one
+ * kernel group per event (hardware events: the kernel multiplexes). */
+enum { FT_HEM_CUMULATIVE = 1, FT_HEM_DELTA = 2 };
+/* Called by configure() once the events are encoded, before any thread. */
+void ft_hem_configure(void);
+void ft_hem_open(ft_thread_t *t);
+/* One boundary: sample, charge the part to t->target. */
+void ft_hem_boundary(ft_thread_t *t);
+/* An estimator (FT_HEM_*) of an XU's (or the gap's) accumulators. */
+void ft_hem_values(const ft_thread_t *t, const void *acc, int est,
+                   double *vals);
+/* dst += src (accumulators of a task that is not an XU into the gap). */
+void ft_hem_acc_merge(void *dst, const void *src);
+/* Thread record fields: totals (scaled), gap, enabled_ns, running_ns. */
+void ft_hem_thread_record(const ft_thread_t *t, int est,
+                          ompf_thread_t *rec);
+/* Stops the engine (from any thread: ompf_mux_stop; on the owner:
+ * ompf_mux_destroy) and closes the counters. */
+void ft_hem_close(ft_thread_t *t);
+/* Metadata and event statuses of a HEM run (trailer). */
+void ft_hem_trailer(ompf_profile_t *trailer);
+void ft_hem_header(ompf_profile_t *header);
 
 /* constructs.c */
 int ft_constructs_init(void *omp_symbol);

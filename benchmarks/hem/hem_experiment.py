@@ -107,9 +107,16 @@ t_plain = statistics.median(plain)
 targets, rows = [], []
 for per in periods:
     tag = ("%g" % (per / 1000)).replace(".", "_")
-    paths, times = {}, []
-    for mode in ("hem", "hem-delta"):
-        for i in range(A.repeats):
+    paths, times, ptimes = {}, [], []
+    for i in range(A.repeats):
+        # plain runs interleaved with the HEM runs: the machine's speed
+        # drifts (shared VM), a ratio to plain runs minutes away does not
+        # measure the overhead
+        dt, _ = run_tool(os.path.join(out, "plain-%sms-%d.ompf" % (tag, i)),
+                         "run", {"OMPFUSE_EVENTS": plain_events,
+                                 "OMPFUSE_PMU_SLOTS": str(A.slots)})
+        ptimes.append(dt)
+        for mode in ("hem", "hem-delta"):
             p = os.path.join(out, "%s-%sms-%d.ompf" % (mode, tag, i))
             dt, err = run_tool(p, mode, {"OMPFUSE_EVENTS": events,
                                          "OMPFUSE_PMU_SLOTS": str(A.slots),
@@ -120,16 +127,24 @@ for per in periods:
                 sys.exit("hem_experiment: the tool recorded mode '%s' for "
                          "OMPFUSE_MODE=%s: this libompfuse.so does not support "
                          "HEM yet.\n%s" % (got, mode, err))
-            paths.setdefault(mode, p)  # the first repeat is evaluated
+            # every repeat is evaluated: one HEM run's EPD moves a lot
+            # with the rotation phase and the machine's load
+            paths.setdefault(mode, []).append(p)
     for mode in ("hem", "hem-delta"):
-        c = paths[mode].replace(".ompf", ".clean.ompf")
-        clean(paths[mode], c)
-        paths[mode + "+clean"] = c
-    s = summary(paths["hem-delta"])
-    rows.append((per, paths, int(s["xus"]), int(s["xus_missing"]),
-                 statistics.median(times) / t_plain))
-    for name, p in paths.items():
-        targets.append("%s@%gms=%s" % (name, per / 1000, p))
+        for p in list(paths[mode]):
+            c = p.replace(".ompf", ".clean.ompf")
+            clean(p, c)
+            paths.setdefault(mode + "+clean", []).append(c)
+    ss = [summary(p) for p in paths["hem-delta"]]
+    med = lambda key: statistics.median(int(x[key]) if x.get(key, "-") != "-"
+                                        else 0 for x in ss)
+    rows.append((per, int(ss[0]["xus"]), med("xus_missing"),
+                 statistics.median(times) / statistics.median(ptimes),
+                 med("rotations"),
+                 med("signals")))
+    for name, ps in paths.items():
+        for i, p in enumerate(ps):
+            targets.append("%s@%gms#%d=%s" % (name, per / 1000, i, p))
 
 r = subprocess.run([ompfuse, "evaluate", "-q", "--references"] + refs + ["--"] + targets,
                    capture_output=True, text=True)
@@ -138,19 +153,31 @@ if r.returncode != 0:
              (r.returncode, r.stdout, r.stderr))
 epd = {}
 for line in r.stdout.splitlines():
-    m = re.match(r"^(\S+@\S+ms)\s+(\S+)", line)
+    m = re.match(r"^(\S+@\S+ms)#\d+\s+(\S+)", line)
     if m:
-        epd[m.group(1)] = m.group(2)
+        epd.setdefault(m.group(1), []).append(float(m.group(2)))
 
 print("program: %s; %d threads; events %s; %d slots; %d references" %
       (" ".join(prog), A.threads, events, A.slots, A.references))
 print("plain run (mode run, %s): median %.3f s" % (plain_events, t_plain))
-print("%-9s %9s %9s %11s %11s %14s %11s" % ("period", "hem", "hem-delta",
-      "delta+clean", "hem+clean", "XUs missing", "time/plain"))
-for per, paths, n, miss, rel in rows:
-    k = lambda m: epd.get("%s@%gms" % (m, per / 1000), "-")
-    print("%-9s %9s %9s %11s %11s %14s %11.2f" %
-          ("%g ms" % (per / 1000), k("hem"), k("hem-delta"), k("hem-delta+clean"),
-           k("hem+clean"), "%d/%d" % (miss, n), rel))
-print("(EPD: 1.0 = as close as two reference runs; 'XUs missing': XUs of "
-      "the hem-delta profile with at least one missing value)")
+def cell(mode, per):
+    v = epd.get("%s@%gms" % (mode, per / 1000))
+    if not v:
+        return "-"
+    return "%.1f (%.1f-%.1f)" % (statistics.median(v), min(v), max(v))
+
+
+print("%-7s %17s %17s %17s %17s %12s %6s %9s %8s" % (
+    "period", "hem", "hem-delta", "delta+clean", "hem+clean", "XUs missing",
+    "time", "rotations", "signals"))
+for per, n, miss, rel, rot, sig in rows:
+    print("%-7s %17s %17s %17s %17s %12s %6.2f %9d %8d" %
+          ("%g ms" % (per / 1000), cell("hem", per), cell("hem-delta", per),
+           cell("hem-delta+clean", per), cell("hem+clean", per),
+           "%d/%d" % (miss, n), rel, rot, sig))
+print("(EPD: median (min-max) over the %d repeats; 1.0 = as close as two "
+      "reference runs.  'XUs missing': XUs of a hem-delta profile with at "
+      "least one missing value; 'time': median HEM run time / median of "
+      "the plain runs interleaved with them; "
+      "rotations and timer signals of a hem-delta run, summed over its "
+      "threads; medians over repeats)" % A.repeats)

@@ -46,6 +46,10 @@ int main(int argc, char **argv)
         for (size_t e = 0; e < ne && e < 64; e++)
             printf("%s%s:%zu", e ? "," : "", ompf_event_get(p, (uint32_t)e)->name,
                    miss[e]);
+        /* what the emulator actually did (the tool's engine statistics) */
+        const char *rot = ompf_meta_get(p, "hem_rotations");
+        const char *sig = ompf_meta_get(p, "hem_signals");
+        printf(" rotations=%s signals=%s", rot ? rot : "-", sig ? sig : "-");
         printf("\n");
         ompf_profile_destroy(p);
     }

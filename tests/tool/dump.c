@@ -5,7 +5,7 @@
  *   xu <label> <kind> <construct-name> <construct-kind> <thread> <team_thread>
  *      <team_size> <cpu> <iter_start> <iter_count> <parts> <start> <end> <values...>
  *   construct <name> <kind> <build-id> <offset> <module>
- *   thread <index> <tid> total <v...> gap <v...>
+ *   thread <index> <tid> total <v...> gap <v...> enabled <v...> running <v...>
  * With -s (summary, for huge profiles): meta and event lines, then
  *   summary xus <n> threads <n> distinct_labels <n>
  * Exit 0 for a complete file, 3 for a salvaged truncated one, 1 on error. */
@@ -105,6 +105,12 @@ int main(int argc, char **argv)
         printf(" gap");
         for (size_t e = 0; e < ne; e++)
             val(th->gap[e]);
+        printf(" enabled");
+        for (size_t e = 0; e < ne; e++)
+            val(th->enabled_ns ? th->enabled_ns[e] : OMPF_MISSING);
+        printf(" running");
+        for (size_t e = 0; e < ne; e++)
+            val(th->running_ns ? th->running_ns[e] : OMPF_MISSING);
         printf("\n");
     }
     ompf_profile_destroy(p);

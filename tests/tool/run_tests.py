@@ -5,9 +5,11 @@ with tool_dump and assert on it line by line.  Usage:
 """
 import argparse
 import collections
+import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -85,12 +87,15 @@ class Profile:
             elif f[0] == "thread":
                 ne = len(self.events)
                 vals = f[4:]
+                num = lambda v: None if v == "NA" else int(v)
                 self.threads.append({
                     "index": int(f[1]), "tid": int(f[2]),
-                    "total": [None if v == "NA" else int(v)
-                              for v in vals[:ne]],
-                    "gap": [None if v == "NA" else int(v)
-                            for v in vals[ne + 1:2 * ne + 1]],
+                    "total": [num(v) for v in vals[:ne]],
+                    "gap": [num(v) for v in vals[ne + 1:2 * ne + 1]],
+                    "enabled": [num(v) for v in
+                                vals[2 * ne + 2:3 * ne + 2]],
+                    "running": [num(v) for v in
+                                vals[3 * ne + 3:4 * ne + 3]],
                 })
 
         if self.rc == 0:
@@ -553,6 +558,390 @@ def t_gcc_route():
     check(ms[0] == ms[1] == ms[2], "gcc route labels not deterministic")
 
 
+# ---- HEM modes (docs/hem.md) ---------------------------------------------
+
+HEM_EVENTS = ("perf::TASK-CLOCK,perf::CPU-CLOCK,perf::PAGE-FAULTS,"
+              "perf::MINOR-FAULTS")
+
+
+def hem_env(mode, period_us=None, slots="2", extra=None):
+    env = {"OMPFUSE_MODE": mode, "OMPFUSE_EVENTS": HEM_EVENTS,
+           "OMPFUSE_PMU_SLOTS": slots}
+    if period_us is not None:
+        env["OMPFUSE_MUX_PERIOD_US"] = str(period_us)
+    env.update(extra or {})
+    return env
+
+
+def hem_checks(p, name, mode):
+    """Metadata and event statuses every HEM profile must carry."""
+    check(p.rc == 0, "%s: profile unreadable %s" % (name, p.err))
+    check(p.meta.get("mode") == mode, "%s: mode %s" % (name,
+                                                        p.meta.get("mode")))
+    keys = ["mux_period_us", "mux_clock", "mux_signal", "pmu_slots",
+            "hem_engine"]
+    if p.meta.get("hem_engine") == "emulator":
+        keys += ["hem_rotations", "hem_signals", "hem_deferred_signals",
+                 "hem_catchups", "hem_read_errors"]
+    for k in keys:
+        check(p.meta.get(k), "%s: metadata %s missing" % (name, k))
+    check(all(st == "estimated" for _, st in p.events),
+          "%s: event statuses %s" % (name, p.events))
+
+
+def t_hem_half_running():
+    """2 slots, 4 software events, a long compute loop: every event runs
+    about half of its enabled time; scaled TASK-CLOCK total close to an
+    unmultiplexed run's; hem XUs + gap telescope to the thread total."""
+    b = prog("tool_mix")
+    args = ["compute", "300000"]
+
+    def plain_run(i):
+        r = run(b, args, out("plain%d" % i), threads=2, env_extra={
+            "OMPFUSE_EVENTS": "perf::TASK-CLOCK"})
+        check(r.returncode == 0, "plain rc %d" % r.returncode)
+        return sum(t["total"][0] for t in Profile(out("plain%d" % i)).threads)
+    # plain runs before and after each HEM run: the machine is shared,
+    # its speed drifts
+    plain = [plain_run(0)]
+    for mode in ("hem", "hem-delta"):
+        o = out("half-" + mode)
+        r = run(b, args, o, threads=2, env_extra=hem_env(mode))
+        check(r.returncode == 0 and r.stderr == "",
+              "%s: rc %d stderr %r" % (mode, r.returncode, r.stderr))
+        p = Profile(o)
+        hem_checks(p, mode, mode)
+        check(p.meta.get("pmu_slots") == "2" and
+              p.meta.get("mux_period_us") == "4000",
+              "%s: slots/period meta %s %s" % (mode, p.meta.get("pmu_slots"),
+                                               p.meta.get("mux_period_us")))
+        check(int(p.meta.get("hem_rotations", "0")) > 20,
+              "%s: only %s rotations" % (mode, p.meta.get("hem_rotations")))
+        ratios = []
+        for t in p.threads:
+            if not t["enabled"][0] or t["enabled"][0] < 100e6:
+                continue  # a thread that barely ran: no rotation expected
+            for e in range(4):
+                q = t["running"][e] / t["enabled"][e]
+                ratios.append(q)
+                check(abs(q - 0.5) <= 0.1, "%s thread %d %s: running/"
+                      "enabled %.3f, expected 0.5 +- 0.1" % (
+                          mode, t["index"], p.events[e][0], q))
+        check(len(ratios) >= 4, "%s: no thread ran 100 ms" % mode)
+        print("%s: running/enabled per thread and event: %s" % (
+            mode, " ".join("%.3f" % q for q in ratios)))
+        # same run: the emulation clock (the group's time enabled) is the
+        # thread's on-CPU time, i.e. the unmultiplexed TASK-CLOCK
+        for t in p.threads:
+            en = t["enabled"][0]
+            if en and en > 100e6:
+                d = t["total"][0] / en - 1
+                print("%s thread %d: scaled TASK-CLOCK %+.3f%% of its "
+                      "unmultiplexed value" % (mode, t["index"], 100 * d))
+                check(abs(d) <= 0.02, "%s thread %d: scaled TASK-CLOCK "
+                      "off by %.2f%% (bound 2%%)" % (mode, t["index"],
+                                                     100 * d))
+        plain.append(plain_run(len(plain)))
+        tc = sum(t["total"][0] for t in p.threads)
+        dev = tc / statistics.mean(plain[-2:]) - 1
+        print("%s: scaled TASK-CLOCK %d ns vs plain runs before/after %s: "
+              "%+.2f%%" % (mode, tc, plain[-2:], 100 * dev))
+        # another run: the shared VM (and ASan) move CPU time by up to
+        # ~10 % between runs of the same loop
+        check(abs(dev) <= 0.15, "%s: scaled TASK-CLOCK off by %.1f%% "
+              "from plain runs (bound 15%%)" % (mode, 100 * dev))
+        if mode == "hem":
+            # cumulative scaling telescopes: XUs + gap = scaled total
+            # (values are printed rounded: 0.5 per XU)
+            n = collections.Counter(x["thread"] for x in p.xus)
+            for t in p.threads:
+                for e in range(4):
+                    s = sum(x["values"][e] for x in p.xus
+                            if x["thread"] == t["index"])
+                    d = abs(s + t["gap"][e] - t["total"][e])
+                    check(d <= 0.5 * n[t["index"]] + 2 + 1e-6 *
+                          abs(t["total"][e]),
+                          "hem thread %d %s: XUs %d + gap %d != total %d" %
+                          (t["index"], p.events[e][0], s, t["gap"][e],
+                           t["total"][e]))
+
+
+def t_hem_short_missing():
+    """10^4 tasks much shorter than the period: in hem-delta most XUs miss
+    the events that were outside the window; hem never misses."""
+    b = prog("tool_mix")
+    args = ["many_tasks", "10000"]
+    for mode in ("hem-delta", "hem"):
+        o = out("short-" + mode)
+        r = run(b, args, o, threads=2, env_extra=hem_env(mode))
+        check(r.returncode == 0 and r.stderr == "",
+              "%s: rc %d %r" % (mode, r.returncode, r.stderr))
+        p = Profile(o)
+        hem_checks(p, mode, mode)
+        check(len(p.xus) == 10000, "%s: %d XUs" % (mode, len(p.xus)))
+        miss = [sum(v is None for v in x["values"]) for x in p.xus]
+        vals = sum(miss) / (4.0 * max(1, len(miss)))
+        two = sum(m >= 2 for m in miss) / max(1, len(miss))
+        print("%s: %.1f%% of XUs miss >= 2 of 4 events, %.1f%% of values "
+              "missing" % (mode, 100 * two, 100 * vals))
+        if mode == "hem-delta":
+            check(two >= 0.9, "hem-delta: only %.1f%% of short XUs miss >= 2 "
+                  "events (bound 90%%)" % (100 * two))
+            check(vals >= 0.45, "hem-delta: %.1f%% values missing" %
+                  (100 * vals))
+        else:
+            check(vals == 0, "hem: %.1f%% values missing" % (100 * vals))
+
+
+def faults_profiles(args, tag, period=None):
+    b = prog("tool_hem")
+    ref = out("%s-ref" % tag)
+    r = run(b, args, ref, threads=2, env_extra={
+        "OMPFUSE_MODE": "reference", "OMPFUSE_EVENTS": HEM_EVENTS})
+    check(r.returncode == 0, "%s reference rc %d %s" % (tag, r.returncode,
+                                                         r.stderr))
+    hem = out("%s-hem" % tag)
+    r = run(b, args, hem, threads=2, env_extra=hem_env("hem", period))
+    check(r.returncode == 0, "%s hem rc %d %s" % (tag, r.returncode,
+                                                   r.stderr))
+    return Profile(ref), Profile(hem)
+
+
+def t_hem_taco():
+    """TACO section 5.1: per-XU hem estimates of PAGE-FAULTS against the
+    truth.  tool_hem faults: even iterations fault PAGES times spread over
+    the XU, odd ones never (the truth is fixed per iteration, whatever the
+    run; a reference run measures it without multiplexing).  Short XUs
+    (~0.1 ms, 1/40 of the 4 ms period): wildly off; long XUs (~100 ms of
+    CPU, 25 periods): close."""
+    res = {}
+    for tag, pages, args in (("short", 16, ["faults", "400", "16", "2000"]),
+                             ("long", 200, ["faults", "8", "200",
+                                            "250000"])):
+        ref, hem = faults_profiles(args, tag)
+        hem_checks(hem, tag, "hem")
+        truth = {x["iter_start"]: x["values"][2] for x in ref.xus}
+        # the reference confirms the construction (up to the faults of
+        # the runtime, the tool, and ASan's shadow pages: 1 per 8 pages)
+        bad = [i for i, v in truth.items()
+               if not (pages <= v <= 1.2 * pages + 4 if i % 2 == 0
+                       else v <= 0.1 * pages + 4)]
+        print("%s: reference PAGE-FAULTS per XU: %s" % (
+            tag, sorted(collections.Counter(truth.values()).items())[:12]))
+        check(len(bad) <= max(1, 0.1 * len(truth)), "%s: reference "
+              "PAGE-FAULTS not "
+              "as constructed at iterations %s" % (tag, bad[:10]))
+        errs = [abs(x["values"][2] - truth[x["iter_start"]]) / pages
+                for x in hem.xus if x["iter_start"] in truth]
+        check(len(errs) == len(truth), "%s: %d of %d XUs matched" % (
+            tag, len(errs), len(truth)))
+        errs.sort()
+        mean = sum(errs) / len(errs) if errs else float("nan")
+        res[tag] = mean
+        print("%s XUs: mean |hem - truth| = %.1f%% of the faults of a "
+              "faulting XU (median %.1f%%, max %.1f%%)" % (
+                  tag, 100 * mean, 100 * errs[len(errs) // 2],
+                  100 * errs[-1]) if errs else "%s: no XUs" % tag)
+    check(res.get("short", 0) >= 0.3, "short XUs: mean error %.1f%% "
+          "(expected >= 30%%)" % (100 * res.get("short", 0)))
+    check(res.get("long", 1) <= 0.15, "long XUs: mean error %.1f%% "
+          "(expected <= 15%%)" % (100 * res.get("long", 1)))
+
+
+def t_hem_evaluate():
+    """`ompfuse evaluate` on HEM profiles of the tool: finite EPD; the
+    missing hem-delta values are left out and counted."""
+    check(A.ompfuse and os.path.exists(A.ompfuse), "ompfuse not given")
+    b = prog("tool_hem")
+    args = ["faults", "300", "16", "2000"]
+    refs = []
+    for i in range(3):
+        o = out("eval-ref%d" % i)
+        r = run(b, args, o, threads=2, env_extra={
+            "OMPFUSE_MODE": "reference", "OMPFUSE_EVENTS": HEM_EVENTS})
+        check(r.returncode == 0, "reference rc %d" % r.returncode)
+        refs.append(o)
+    targets = []
+    for mode in ("hem", "hem-delta"):
+        o = out("eval-" + mode)
+        r = run(b, args, o, threads=2, env_extra=hem_env(mode))
+        check(r.returncode == 0, "%s rc %d" % (mode, r.returncode))
+        targets.append("%s=%s" % (mode, o))
+    r = subprocess.run([A.ompfuse, "evaluate", "-q", "--references"] + refs +
+                       ["--"] + targets, capture_output=True, text=True)
+    print(r.stdout)
+    check(r.returncode == 0, "evaluate rc %d: %s" % (r.returncode, r.stderr))
+    got = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(hem|hem-delta)\s+(\S+)\s+(\d+)/(\d+)\s+(\d+)",
+                     line)
+        if m:
+            got[m.group(1)] = (float(m.group(2)), int(m.group(5)))
+    for mode in ("hem", "hem-delta"):
+        check(mode in got and math.isfinite(got[mode][0]) and
+              got[mode][0] > 0, "%s: no finite EPD in %r" % (mode, r.stdout))
+    if len(got) == 2:
+        check(got["hem"][1] == 0, "hem left XUs out: %s" % (got,))
+        check(got["hem-delta"][1] > 0, "hem-delta left nothing out: %s" %
+              (got,))
+
+
+def t_hem_program_unchanged():
+    """Timer signals every 0.1 ms: the observed program's output and exit
+    status are those of a run without the tool; exit() from the master and
+    from a worker, threads ending, fork: engines stopped, profile whole."""
+    b = prog("tool_hem")
+    ref = run(b, ["io", "300"], out("x"), threads=2, tool=False)
+    check(ref.returncode == 3, "io without tool rc %d" % ref.returncode)
+    for mode, extra in (("hem", {}), ("hem-delta", {}),
+                        ("hem", {"OMPFUSE_MUX_CLOCK": "cpu"})):
+        o = out("io-" + mode)
+        r = run(b, ["io", "300"], o, threads=2,
+                env_extra=hem_env(mode, 100, extra=extra))
+        tag = "%s %s" % (mode, extra)
+        check(r.returncode == ref.returncode, "%s: rc %d" % (tag,
+                                                             r.returncode))
+        check(r.stdout == ref.stdout, "%s: output changed" % tag)
+        check(r.stderr == "", "%s: stderr %r" % (tag, r.stderr))
+        p = Profile(o)
+        hem_checks(p, tag, mode)
+        sig = int(p.meta.get("hem_signals", "0"))
+        print("%s: %d XUs, %s signals, %s rotations, %s deferred" % (
+            tag, len(p.xus), sig, p.meta.get("hem_rotations"),
+            p.meta.get("hem_deferred_signals")))
+        if not extra:
+            check(sig > 100, "%s: only %d timer signals" % (tag, sig))
+    m = prog("tool_mix")
+    for name, args, th, nxu in (("exit", ["exit"], 4, 20),
+                                ("exit_worker", ["exit_worker"], 4, 20),
+                                ("nested", ["nested"], 4, 30),
+                                ("64threads", ["tasks_in_loop"], 64,
+                                 20 + 120 + 2 * 64),
+                                ("fork", ["fork_chdir"], 2, 20)):
+        ref = run(m, args, out("x"), threads=th, tool=False)
+        o = os.path.join(A.workdir, "rob-%s.ompf" % name)
+        r = run(m, args, o, threads=th, env_extra=hem_env(
+            "hem-delta", 100, extra={"ASAN_OPTIONS": "detect_leaks=0"}
+            if name == "fork" else None))
+        check(r.returncode == ref.returncode and r.stdout == ref.stdout,
+              "%s: rc %d/%d, output %r vs %r" % (name, r.returncode,
+                                                 ref.returncode, r.stdout,
+                                                 ref.stdout))
+        check(r.stderr == "", "%s: stderr %r" % (name, r.stderr[:300]))
+        p = Profile(o)
+        hem_checks(p, name, "hem-delta")
+        check(len(p.xus) == nxu, "%s: %d XUs, expected %d" % (
+            name, len(p.xus), nxu))
+
+
+def t_hem_both():
+    """OMPFUSE_HEM_BOTH=1: the other estimator in a sibling file with the
+    same XUs (labels, threads, timestamps, order), thread times and run
+    id; hem never misses, hem-delta does on short XUs."""
+    b = prog("tool_mix")
+    for mode, other in (("hem", "hem-delta"), ("hem-delta", "hem")):
+        o = out("both-" + mode)
+        sib = o[:-len(".ompf")] + "." + other + ".ompf"
+        if os.path.exists(sib):
+            os.unlink(sib)
+        r = run(b, ["many_tasks", "5000"], o, threads=2,
+                env_extra=hem_env(mode, extra={"OMPFUSE_HEM_BOTH": "1"}))
+        check(r.returncode == 0 and r.stderr == "",
+              "%s: rc %d %r" % (mode, r.returncode, r.stderr))
+        check(os.path.exists(sib), "%s: no sibling %s" % (mode, sib))
+        if not os.path.exists(sib):
+            continue
+        p, q = Profile(o), Profile(sib)
+        hem_checks(p, mode, mode)
+        hem_checks(q, "sibling of " + mode, other)
+        check(p.meta.get("run_id") == q.meta.get("run_id") and
+              p.meta.get("hem_sibling") == sib and
+              q.meta.get("hem_sibling") == o,
+              "%s: run_id/hem_sibling metadata" % mode)
+        key = lambda x: (x["label"], x["thread"], x["start"], x["end"],
+                         x["kind"], x["type"])
+        check(len(p.xus) == 5000 and [key(x) for x in p.xus] ==
+              [key(x) for x in q.xus], "%s: XUs differ from the sibling's" %
+              mode)
+        hem_p = p if mode == "hem" else q
+        delta_p = q if mode == "hem" else p
+        nmiss = lambda pr: sum(v is None for x in pr.xus for v in x["values"])
+        check(nmiss(hem_p) == 0, "%s: hem values missing" % mode)
+        frac = nmiss(delta_p) / (4.0 * len(delta_p.xus))
+        check(frac >= 0.45, "%s: only %.1f%% of hem-delta values missing" %
+              (mode, 100 * frac))
+        for tp, tq in zip(p.threads, q.threads):
+            check(tp["enabled"] == tq["enabled"] and
+                  tp["running"] == tq["running"],
+                  "%s thread %d: enabled/running differ" % (mode,
+                                                            tp["index"]))
+            # over the whole thread both estimators scale the same totals
+            # (they differ only by the first reading, microseconds after
+            # the engine started: cumulative subtracts its scaled value,
+            # delta its raw one)
+            for e in range(4):
+                a_, b_ = tp["total"][e], tq["total"][e]
+                check(a_ is None or b_ is None or
+                      abs(a_ - b_) <= 1e-3 * max(abs(a_), abs(b_)) + 2,
+                      "%s thread %d %s: totals %s vs %s" % (
+                          mode, tp["index"], p.events[e][0], a_, b_))
+        print("%s + sibling %s: %d XUs, %.1f%% hem-delta values missing" % (
+            mode, other, len(p.xus), 100 * frac))
+
+
+def t_hem_kernel_engine():
+    """The kernel path (one group per event, as for hardware events),
+    forced on software events, which the kernel never multiplexes:
+    running == enabled, estimates are the counts, nothing missing, XUs +
+    gap = total.  With OMPFUSE_PMU_SLOTS it falls back to the emulator
+    with one line."""
+    b = prog("tool_mix")
+    for mode in ("hem", "hem-delta"):
+        o = out("kernel-" + mode)
+        r = run(b, ["compute", "20000"], o, threads=2, env_extra={
+            "OMPFUSE_MODE": mode, "OMPFUSE_EVENTS": HEM_EVENTS,
+            "OMPFUSE_HEM_ENGINE": "kernel"})
+        check(r.returncode == 0 and r.stderr == "",
+              "%s: rc %d %r" % (mode, r.returncode, r.stderr))
+        p = Profile(o)
+        hem_checks(p, "kernel " + mode, mode)
+        check(p.meta.get("hem_engine") == "kernel" and
+              p.meta.get("mux_clock") == "kernel" and
+              p.meta.get("pmu_slots") == "unlimited",
+              "kernel %s: metadata %s" % (mode, p.meta))
+        check(all(v is not None for x in p.xus for v in x["values"]),
+              "kernel %s: missing values" % mode)
+        for t in p.threads:
+            check(t["enabled"] == t["running"] and t["enabled"][0] > 0,
+                  "kernel %s thread %d: enabled %s running %s" % (
+                      mode, t["index"], t["enabled"], t["running"]))
+        n = collections.Counter(x["thread"] for x in p.xus)
+        for t in p.threads:
+            for e in range(4):
+                s_ = sum(x["values"][e] for x in p.xus
+                         if x["thread"] == t["index"])
+                check(abs(s_ + t["gap"][e] - t["total"][e]) <=
+                      0.5 * n[t["index"]] + 2,
+                      "kernel %s thread %d %s: XUs %d + gap %d != %d" % (
+                          mode, t["index"], p.events[e][0], s_, t["gap"][e],
+                          t["total"][e]))
+    r = run(b, ["compute", "2000"], out("kernel-slots"), threads=2,
+            env_extra=hem_env("hem", extra={"OMPFUSE_HEM_ENGINE": "kernel"}))
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 0 and len(lines) == 1 and
+          "OMPFUSE_PMU_SLOTS" in lines[0], "kernel + slots: %r" % r.stderr)
+    check(Profile(out("kernel-slots")).meta.get("hem_engine") == "emulator",
+          "kernel + slots: not the emulator")
+    # only software events, no slots: 2 emulated counters, one line
+    r = run(b, ["compute", "2000"], out("default-slots"), threads=2,
+            env_extra={"OMPFUSE_MODE": "hem", "OMPFUSE_EVENTS": HEM_EVENTS})
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 0 and len(lines) == 1 and
+          "emulating 2 counters" in lines[0], "default slots: %r" % r.stderr)
+    check(Profile(out("default-slots")).meta.get("pmu_slots") == "2",
+          "default slots: pmu_slots meta")
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 
@@ -566,6 +955,7 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--knapsack")
+    ap.add_argument("--ompfuse", help="the ompfuse program (hem_evaluate)")
     ap.add_argument("--preload", help="sanitizer runtime for programs "
                     "not built with the sanitizers (gcc route)")
     A = ap.parse_args()
