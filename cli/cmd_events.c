@@ -1,11 +1,212 @@
-/* Placeholder until issue #5 lands: says so instead of pretending. */
+/* ompfuse events: what this machine can count, honestly. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "ompfuse/counters.h"
+#include "ompfuse/plan.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: ompfuse events [--probe] [--pmu NAME] [--umasks]\n"
+        "\n"
+        "Lists the events libpfm4 knows for the PMUs detected on this machine,\n"
+        "with each PMU's counters, whether the kernel really exposes the PMU,\n"
+        "and what perf_event_paranoid permits.\n"
+        "\n"
+        "  --probe      open every event (alone, on this thread) and say whether\n"
+        "               it really counts, and why not\n"
+        "  --pmu NAME   only this PMU (e.g. perf, amd64_fam19h_zen3)\n"
+        "  --umasks     list each event's unit masks\n"
+        "  -h, --help   this text\n");
+}
+
+static void paranoid_text(void)
+{
+    int lvl = ompf_cnt_paranoid();
+    int root = geteuid() == 0;
+    printf("perf_event_paranoid: ");
+    if (lvl == -100) {
+        printf("unreadable (/proc/sys/kernel/perf_event_paranoid missing: no perf_event support?)\n");
+        return;
+    }
+    printf("%d: ", lvl);
+    if (lvl <= -1)
+        printf("every user may count everything (CPU-wide, kernel, tracepoints).\n");
+    else if (lvl == 0)
+        printf("users may count their own processes and CPU-wide, user and kernel, no raw tracepoints.\n");
+    else if (lvl == 1)
+        printf("users may count their own processes, user and kernel; no CPU-wide counting.\n");
+    else if (lvl == 2)
+        printf("users may count their own processes in user mode only; counting kernel time\n"
+               "  (which ompfuse does by default; software events such as context switches\n"
+               "  need it) requires root or CAP_PERFMON.\n");
+    else
+        printf("unprivileged users may not use perf_event_open at all.\n");
+    if (root)
+        printf("  You are root: the paranoid level does not restrict you.\n");
+    else if (lvl >= 2)
+        printf("  You are not root: run as root, grant CAP_PERFMON, or\n"
+               "  `sysctl kernel.perf_event_paranoid=1`.\n");
+}
 
 int ompf_cmd_events(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ompfuse events: not available in this build yet (issue #5)\n");
-    return 2;
+    static const struct option lo[] = {
+        {"probe", no_argument, 0, 'p'},
+        {"pmu", required_argument, 0, 'P'},
+        {"umasks", no_argument, 0, 'u'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int probe = 0, umasks = 0;
+    const char *only = NULL;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'p': probe = 1; break;
+        case 'P': only = optarg; break;
+        case 'u': umasks = 1; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "ompfuse events: unknown or incomplete option '%s'; see 'ompfuse events --help'\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ompfuse events: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    ompf_catalog_t *c;
+    ompf_error_t err;
+    if (ompf_catalog_load(&c, &err) != 0) {
+        fprintf(stderr, "ompfuse events: %s\n", err.msg);
+        return 1;
+    }
+    int hw = ompf_catalog_has_hw_pmu(c);
+    if (only) {
+        int found = 0;
+        for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++)
+            found |= !strcmp(ompf_catalog_pmu(c, i)->name, only);
+        if (!found) {
+            fprintf(stderr, "ompfuse events: no PMU named '%s' on this machine; PMUs:", only);
+            for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++)
+                fprintf(stderr, " %s", ompf_catalog_pmu(c, i)->name);
+            fprintf(stderr, "\n");
+            ompf_catalog_destroy(c);
+            return 2;
+        }
+    }
+
+    printf("PMUs detected by libpfm4:\n");
+    for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++) {
+        const ompf_pmu_desc_t *p = ompf_catalog_pmu(c, i);
+        char cnt[64];
+        if (p->num_cntrs || p->num_fixed_cntrs)
+            snprintf(cnt, sizeof cnt, "%d general + %d fixed counters", p->num_cntrs,
+                     p->num_fixed_cntrs);
+        else
+            snprintf(cnt, sizeof cnt, "generic (no counters of its own)");
+        printf("  %-22s %-30.30s %-32s %3d events  %s\n", p->name, p->desc, cnt, p->nevents,
+               p->kernel_present == 1    ? "kernel: present"
+               : p->kernel_present == 0  ? "kernel: NOT PRESENT (events will not open)"
+                                         : "kernel: unknown (use --probe)");
+    }
+    printf("\n");
+    if (!hw) {
+        printf("No hardware PMU is available to the kernel (/sys/bus/event_source/devices has\n"
+               "no cpu PMU: typically a virtual machine without PMU passthrough).  libpfm4\n"
+               "recognises the CPU model, but its hardware events will not open.  Only\n"
+               "software events count here, e.g. perf::TASK-CLOCK, perf::CPU-CLOCK,\n"
+               "perf::PAGE-FAULTS, perf::MINOR-FAULTS, perf::MAJOR-FAULTS,\n"
+               "perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS.  The kernel never multiplexes\n"
+               "software events: emulate a counter limit with OMPFUSE_PMU_SLOTS=N.\n\n");
+    } else {
+        printf("Hardware PMU present: %d general-purpose counters per core (libpfm4).\n\n",
+               ompf_catalog_hw_counters(c));
+    }
+    paranoid_text();
+    printf("\n");
+
+    size_t shown = 0, opened = 0, failed = 0;
+    const char *cur_pmu = NULL;
+    for (size_t i = 0; i < ompf_catalog_event_count(c); i++) {
+        const ompf_event_desc_t *e = ompf_catalog_event(c, i);
+        const ompf_pmu_desc_t *p = ompf_catalog_pmu(c, e->pmu);
+        if (only && strcmp(p->name, only))
+            continue;
+        if (e->equiv)
+            continue; /* shown with the event it names */
+        /* aliases: the perf tool's short names come first */
+        char also[512] = "";
+        const char *shown_name = e->name;
+        const char *bare = strstr(e->name, "::") + 2;
+        for (size_t j = i + 1; j < ompf_catalog_event_count(c); j++) {
+            const ompf_event_desc_t *a = ompf_catalog_event(c, j);
+            size_t bl = strlen(bare);
+            if (a->pmu != e->pmu || !a->equiv || strncmp(a->equiv, bare, bl) ||
+                (a->equiv[bl] != '\0' && a->equiv[bl] != ':'))
+                continue;
+            if (shown_name == e->name && a->equiv[bl] == '\0') {
+                shown_name = a->name;
+                continue;
+            }
+            size_t l = strlen(also);
+            snprintf(also + l, sizeof also - l, "%s%s", l ? ", " : "", a->name);
+        }
+        if (shown_name != e->name) {
+            size_t l = strlen(also);
+            snprintf(also + l, sizeof also - l, "%s%s", l ? ", " : "", e->name);
+        }
+        if (cur_pmu != p->name) {
+            cur_pmu = p->name;
+            printf("%s events%s:\n", p->name,
+                   probe ? "  (status: what happened when opened alone)" : "");
+        }
+        char status[400];
+        if (probe) {
+            const char *one[1] = {shown_name};
+            char why[512];
+            if (ompf_plan_probe_compat(one, 1, NULL, why, sizeof why)) {
+                snprintf(status, sizeof status, "OPENS");
+                opened++;
+            } else {
+                /* the reason repeats the name: keep what follows it */
+                const char *r = strstr(why, ": ");
+                snprintf(status, sizeof status, "fails: %.380s", r ? r + 2 : why);
+                failed++;
+            }
+        } else if (e->software) {
+            snprintf(status, sizeof status, "software");
+        } else if (p->kernel_present == 0 || (!hw && !strcmp(p->name, "perf"))) {
+            snprintf(status, sizeof status, "hardware, no PMU: will not open");
+        } else {
+            snprintf(status, sizeof status, "hardware");
+        }
+        if (also[0])
+            printf("  %-36s %s  (also %s)\n", shown_name, status, also);
+        else
+            printf("  %-36s %s\n", shown_name, status);
+        if (umasks && e->n_umasks) {
+            printf("      umasks:");
+            for (size_t k = 0; k < e->n_umasks; k++)
+                printf(" %s", e->umasks[k]);
+            printf("\n");
+        }
+        shown++;
+    }
+    printf("\n%zu events listed", shown);
+    if (probe)
+        printf(": %zu open, %zu fail", opened, failed);
+    printf(".\n");
+    if (!probe)
+        printf("`ompfuse events --probe` opens each one to show what really counts.\n");
+    ompf_catalog_destroy(c);
+    return 0;
 }

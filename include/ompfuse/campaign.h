@@ -1,0 +1,114 @@
+/*
+ * ompfuse campaigns: executing every run of a plan with the OMPT tool,
+ * a manifest of what ran, resuming an interrupted campaign, progress.
+ *
+ * Each planned run of line L (1-based among the plan's run lines), repeat
+ * r, is executed as the unmodified program with
+ *   OMP_TOOL_LIBRARIES=<tool>  OMPFUSE_EVENTS=<events>
+ *   OMPFUSE_OUTPUT=<dir>/<role>-<L>-r<r>.ompf  OMPFUSE_MODE=<mode>
+ *   OMPFUSE_ROLE=<role>  OMPFUSE_PMU_SLOTS (from the environment, else the
+ *   plan's "# slots: N")  OMPFUSE_<KEY>=<value> for the line's options
+ * and its result recorded in <dir>/manifest.tsv.  A run whose profile is
+ * already complete and valid (ompf_profile_read() == 0, the planned events
+ * present and counted) is not run again.
+ */
+#ifndef OMPFUSE_CAMPAIGN_H
+#define OMPFUSE_CAMPAIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ompfuse/plan.h"
+#include "ompfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ompf_run_status {
+    OMPF_RUN_PENDING = 0,
+    OMPF_RUN_OK = 1,
+    OMPF_RUN_FAILED = 2,      /* exit code, signal or unusable profile */
+    OMPF_RUN_TIMEOUT = 3,     /* killed after opts.timeout_s */
+    OMPF_RUN_SKIPPED = 4,     /* role not selected (--roles) */
+    OMPF_RUN_INTERRUPTED = 5, /* the campaign was interrupted meanwhile */
+    OMPF_RUN_STATUS_COUNT
+} ompf_run_status_t;
+
+const char *ompf_run_status_name(int s); /* "ok", "failed", ... */
+
+typedef struct ompf_campaign_opts {
+    const char *out_dir;   /* created if missing */
+    unsigned jobs;         /* runs at a time (default 1) */
+    double timeout_s;      /* kill a run after this long; 0 = never */
+    const char *roles;     /* comma-separated roles to run; NULL = all */
+    const char *tool_path; /* libompfuse.so (NULL: OMPFUSE_TOOL or the
+                              default next to the ompfuse binary) */
+    int check_plain;       /* run the program once without the tool first
+                              and refuse to start if it fails (default 1) */
+    int progress;          /* -1 auto (terminal: \r updates), 0 plain
+                              lines, 1 force \r updates; -2 silent */
+    FILE *log;             /* messages and progress (default stderr) */
+    const char *const *env; /* extra "KEY=VALUE" for every run (and the
+                               plain run), e.g. OMP_SCHEDULE */
+    size_t n_env;
+} ompf_campaign_opts_t;
+
+void ompf_campaign_opts_init(ompf_campaign_opts_t *o);
+
+typedef struct ompf_campaign_run {
+    size_t index;      /* 1-based, plan order with repeats expanded */
+    size_t line;       /* 1-based index of the plan's run line */
+    int role;          /* ompf_plan_role_t */
+    uint32_t repeat;   /* 1..repeat of the line */
+    char *events;      /* comma-separated */
+    char *name;        /* "<role>-<line>-r<repeat>" */
+    char *profile;     /* <out_dir>/<name>.ompf */
+    int status;        /* ompf_run_status_t */
+    int exit_code;     /* -1 when killed by a signal or not run */
+    int signal;        /* terminating signal, 0 if none */
+    double seconds;
+    int resumed;       /* a valid profile from an earlier attempt was kept */
+    char note[512];    /* why it failed, stderr tail, ... */
+} ompf_campaign_run_t;
+
+typedef struct ompf_campaign ompf_campaign_t;
+
+/* argv: the program and its arguments (NULL-terminated). */
+int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
+                         const ompf_campaign_opts_t *o,
+                         ompf_campaign_t **out, ompf_error_t *err);
+void ompf_campaign_destroy(ompf_campaign_t *c);
+
+/* Executes the pending runs.  Returns 0 when every selected run is ok,
+ * OMPF_EIO when some failed (the others were still run; see the runs),
+ * OMPF_EINVAL/OMPF_EUNSUPP when the campaign could not start (the program
+ * fails without the tool, the tool is missing: err says why), OMPF_EPERM
+ * when interrupted by SIGINT/SIGTERM (the manifest is written). */
+int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err);
+
+size_t ompf_campaign_run_count(const ompf_campaign_t *c);
+const ompf_campaign_run_t *ompf_campaign_run_get(const ompf_campaign_t *c,
+                                                 size_t i);
+/* Counts of runs per status after execute. */
+size_t ompf_campaign_count_status(const ompf_campaign_t *c, int status);
+/* The tool path used, and whether the libgomp route was applied. */
+const char *ompf_campaign_tool(const ompf_campaign_t *c);
+int ompf_campaign_libgomp_route(const ompf_campaign_t *c);
+
+/* Default tool: $OMPFUSE_TOOL, else <dir of /proc/self/exe>/../lib/
+ * libompfuse.so, else fallback (may be NULL).  Writes into buf. */
+int ompf_campaign_default_tool(const char *fallback, char *buf, size_t len);
+
+/* ELF DT_NEEDED check: 1 when the ELF file at path needs a library whose
+ * name starts with lib (e.g. "libgomp.so"), 0 when not, negative when the
+ * file is not a readable ELF file. */
+int ompf_elf_needs(const char *path, const char *lib);
+/* Resolves a program name like execvp does (PATH search when it has no
+ * '/'); 0 and the path in buf, or OMPF_ENOTFOUND. */
+int ompf_find_program(const char *name, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+/* The real compatibility oracle: open the set as one group and read it. */
+#include "ompfuse/plan.h"
+#include "ompfuse/counters.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ompf_plan_probe_compat(const char *const *events, size_t n, void *ctx,
+                           char *why, size_t whylen)
+{
+    (void)ctx;
+    if (why && whylen)
+        why[0] = '\0';
+    ompf_cnt_set_t *s = NULL;
+    ompf_error_t e;
+    memset(&e, 0, sizeof e);
+    if (ompf_cnt_set_create(events, n, &s, &e) != 0) {
+        if (why)
+            snprintf(why, whylen, "%s", e.msg);
+        return 0;
+    }
+    int rc = ompf_cnt_probe(s, &e);
+    ompf_cnt_set_destroy(s);
+    if (rc != 0) {
+        if (why)
+            snprintf(why, whylen, "%s", e.msg);
+        return 0;
+    }
+    return 1;
+}

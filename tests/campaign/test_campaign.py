@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""`ompfuse run` end to end with a fake program that writes the profiles the
+tool would write and logs every start and end.
+
+usage: test_campaign.py resume|failure|libgomp OMPFUSE FAKEPROG
+"""
+import collections
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+WHAT, OMPFUSE, FAKE = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def env(**kw):
+    e = dict(os.environ)
+    e["OMPFUSE_TOOL"] = FAKE  # any existing file: the fake program writes the profiles
+    for k in ("FAKE_FAIL", "FAKE_HANG", "FAKE_PLAIN_FAIL", "OMPFUSE_PMU_SLOTS"):
+        e.pop(k, None)
+    e.update({k: str(v) for k, v in kw.items()})
+    return e
+
+
+def write_plan(path, lines):
+    with open(path, "w") as f:
+        f.write("# test plan\n# slots: 2\n" + "".join(l + "\n" for l in lines))
+
+
+def manifest(d):
+    rows = []
+    with open(os.path.join(d, "manifest.tsv")) as f:
+        for l in f:
+            if l.startswith("#"):
+                continue
+            idx, role, rep, ev, status, ex, secs, prof = l.rstrip("\n").split("\t")
+            rows.append(dict(index=int(idx), role=role, repeat=int(rep), events=ev,
+                             status=status, exit=ex, seconds=float(secs), profile=prof))
+    return rows
+
+
+def log_entries(path):
+    c = collections.Counter()
+    if os.path.exists(path):
+        for l in open(path):
+            what, name, _pid = l.split()
+            c[(what, name)] += 1
+    return c
+
+
+PLAN = ["lgl 1 perf::TASK-CLOCK,perf::CPU-CLOCK",
+        "lgl 1 perf::PAGE-FAULTS,perf::MINOR-FAULTS",
+        "reference 3 perf::TASK-CLOCK,perf::PAGE-FAULTS",
+        "reference 2 perf::CPU-CLOCK,perf::MINOR-FAULTS",
+        "hem 1 all"]
+NAMES = ["lgl-1-r1", "lgl-2-r1", "reference-3-r1", "reference-3-r2", "reference-3-r3",
+         "reference-4-r1", "reference-4-r2", "hem-5-r1"]
+
+
+def test_resume(tmp):
+    """SIGKILL `ompfuse run` after k runs, run it again: nothing lost, no
+    completed run run twice."""
+    plan = os.path.join(tmp, "p.plan")
+    write_plan(plan, PLAN)
+    out = os.path.join(tmp, "out")
+    log = os.path.join(tmp, "log")
+    cmd = [OMPFUSE, "run", "--plan", plan, "--out", out, "--", FAKE, "arg1"]
+    e = env(FAKE_LOG=log, FAKE_SLEEP_MS=250)
+    p = subprocess.Popen(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    k = 3
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        ends = [n for (w, n), c in log_entries(log).items() if w == "end" and n != "plain"]
+        if len(ends) >= k:
+            time.sleep(0.1)  # the next run is in flight when killed
+            break
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    first = log_entries(log)
+    done_first = {n for (w, n) in first if w == "end" and n != "plain"}
+    started_first = {n for (w, n) in first if w == "start" and n != "plain"}
+    print(f"killed after {len(done_first)} complete runs; in flight: "
+          f"{sorted(started_first - done_first)}", flush=True)
+    check(k <= len(done_first) < len(NAMES), f"kill point: {sorted(done_first)}")
+    time.sleep(0.5)  # the killed run's child dies with it (PDEATHSIG)
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    check(r.returncode == 0, f"rerun exit {r.returncode}: {r.stderr}")
+    check(f"{len(done_first)} already complete (kept)" in r.stderr, f"resume message: {r.stderr}")
+    c = log_entries(log)
+    for n in NAMES:
+        starts, ends = c[("start", n)], c[("end", n)]
+        if n in done_first:
+            check(starts == 1 and ends == 1, f"{n} completed before the kill ran again: "
+                                             f"{starts} starts {ends} ends")
+        else:
+            check(ends == 1, f"{n}: {ends} completions")
+            check(starts <= 2, f"{n}: {starts} starts")
+    twice = [n for n in NAMES if c[("start", n)] == 2]
+    check(len(twice) <= 1, f"with --jobs 1 at most one run was interrupted: {twice}")
+    rows = manifest(out)
+    check(len(rows) == len(NAMES), f"manifest rows {len(rows)}")
+    check([r["profile"] for r in rows] == [n + ".ompf" for n in NAMES], "manifest order/names")
+    check(all(r["status"] == "ok" for r in rows), f"manifest statuses {[r['status'] for r in rows]}")
+    check(all(os.path.exists(os.path.join(out, n + ".ompf")) for n in NAMES), "profiles exist")
+    check(rows[7]["events"] == "perf::TASK-CLOCK,perf::CPU-CLOCK,perf::PAGE-FAULTS,perf::MINOR-FAULTS",
+          f"'all' expanded: {rows[7]['events']}")
+    # a third run does nothing at all
+    before = sum(log_entries(log).values())
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    check(r.returncode == 0 and "0 to run" in r.stderr, f"third run: {r.stderr}")
+    check(sum(log_entries(log).values()) == before, "third run started something")
+
+    # a truncated profile is run again; a complete one is not
+    victim = os.path.join(out, "reference-3-r2.ompf")
+    data = open(victim, "rb").read()
+    with open(victim, "wb") as f:
+        f.write(data[: len(data) * 2 // 3])
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    check(r.returncode == 0 and "7 already complete" in r.stderr and "1 to run" in r.stderr,
+          f"truncated: {r.stderr}")
+    c2 = log_entries(log)
+    check(c2[("end", "reference-3-r2")] == 2, "truncated profile re-run")
+    check(sum(c2.values()) == before + 2 + 2, "only the truncated run (and the plain check) ran")
+
+    # profiles carry the run's mode and role
+    sys.stdout.flush()
+
+
+def test_failure(tmp):
+    """A failing run is recorded (exit code, stderr tail) and the others
+    still run; a hanging run is killed by --timeout; a program that fails
+    without the tool stops everything before it starts."""
+    plan = os.path.join(tmp, "p.plan")
+    write_plan(plan, PLAN)
+    out = os.path.join(tmp, "out")
+    log = os.path.join(tmp, "log")
+    cmd = [OMPFUSE, "run", "--plan", plan, "--out", out, "--timeout", "3", "--", FAKE]
+    e = env(FAKE_LOG=log, FAKE_FAIL="reference-3-r2", FAKE_HANG="lgl-2-r1")
+    t0 = time.time()
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    took = time.time() - t0
+    check(r.returncode == 1, f"exit code with failures: {r.returncode}")
+    check(took < 30, f"timeout not applied: {took:.1f}s")
+    rows = {x["profile"][:-5]: x for x in manifest(out)}
+    check(rows["reference-3-r2"]["status"] == "failed" and rows["reference-3-r2"]["exit"] == "3",
+          f"failed row {rows['reference-3-r2']}")
+    check(rows["lgl-2-r1"]["status"] == "timeout" and rows["lgl-2-r1"]["exit"] == "sig9",
+          f"timeout row {rows['lgl-2-r1']}")
+    others = [n for n in NAMES if n not in ("reference-3-r2", "lgl-2-r1")]
+    check(all(rows[n]["status"] == "ok" for n in others), "the other runs ran")
+    errf = os.path.join(out, "reference-3-r2.stderr")
+    check(os.path.exists(errf) and "deliberate failure" in open(errf).read(), "stderr saved")
+    check("deliberate failure of reference-3-r2" in r.stderr, f"stderr tail shown: {r.stderr}")
+    check(not os.path.exists(os.path.join(out, "lgl-1-r1.stderr")), "empty stderr of ok run kept")
+    check(os.path.exists(os.path.join(out, "reference-3-r2.stdout")), "stdout of failed run kept")
+
+    # the rerun retries only the failures
+    e2 = env(FAKE_LOG=log)
+    r = subprocess.run(cmd, env=e2, capture_output=True, text=True)
+    check(r.returncode == 0 and "6 already complete" in r.stderr and "2 to run" in r.stderr,
+          f"retry: {r.stderr}")
+
+    # --roles: only the selected roles run
+    out2 = os.path.join(tmp, "out2")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out2, "--roles", "lgl,hem",
+                        "--", FAKE], env=env(), capture_output=True, text=True)
+    rows = manifest(out2)
+    check(r.returncode == 0 and [x["status"] for x in rows].count("ok") == 3
+          and [x["status"] for x in rows].count("skipped") == 5, f"roles: {rows}")
+
+    # the program fails without the tool: refuse, start nothing
+    out3 = os.path.join(tmp, "out3")
+    log3 = os.path.join(tmp, "log3")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out3, "--", FAKE],
+                       env=env(FAKE_LOG=log3, FAKE_PLAIN_FAIL=1), capture_output=True, text=True)
+    check(r.returncode == 2, f"plain failure exit {r.returncode}")
+    check("even without the tool" in r.stderr and "cannot open input file" in r.stderr,
+          f"plain failure message: {r.stderr}")
+    check(set(n for (_w, n) in log_entries(log3)) == {"plain"}, "runs started after plain failure")
+
+    # usage errors
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--", FAKE], env=env(),
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "--out DIR" in r.stderr, f"missing --out: {r.stderr}")
+    r = subprocess.run([OMPFUSE, "run", "--plan", os.path.join(tmp, "nope"), "--out", out, "--", FAKE],
+                       env=env(), capture_output=True, text=True)
+    check(r.returncode == 2 and "cannot read the plan" in r.stderr, f"missing plan: {r.stderr}")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out, "--", FAKE],
+                       env=env(OMPFUSE_TOOL=os.path.join(tmp, "none.so")), capture_output=True, text=True)
+    check(r.returncode == 2 and "OMPT tool" in r.stderr, f"missing tool: {r.stderr}")
+
+
+def test_libgomp(tmp):
+    """A gcc/libgomp binary is detected and run on libomp through a
+    libgomp.so.1 link on LD_LIBRARY_PATH."""
+    gcc = shutil.which("gcc")
+    libomp = [p for p in ("/usr/lib/llvm-19/lib/libomp.so.5", "/usr/lib/x86_64-linux-gnu/libomp.so.5")
+              if os.path.exists(p)]
+    if not gcc or not libomp:
+        print("gcc or libomp missing: cannot build the libgomp program")
+        sys.exit(1)
+    src = os.path.join(tmp, "g.c")
+    with open(src, "w") as f:
+        f.write(r'''
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+    int n = 0;
+    #pragma omp parallel reduction(+:n)
+    n += 1;
+    FILE *m = fopen("/proc/self/maps", "r");
+    char line[1024];
+    while (m && fgets(line, sizeof line, m))
+        if (strstr(line, "libomp") || strstr(line, "libgomp"))
+            fputs(strrchr(line, ' ') + 1, stderr);
+    if (m) fclose(m);
+    return getenv("OMPFUSE_OUTPUT") ? 1 : 0; /* no profile: keep stderr */
+}
+''')
+    prog = os.path.join(tmp, "g")
+    subprocess.run([gcc, "-fopenmp", "-O1", src, "-o", prog], check=True)
+    plan = os.path.join(tmp, "p.plan")
+    write_plan(plan, ["lgl 1 perf::TASK-CLOCK"])
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out, "--", prog],
+                       env=env(OMP_NUM_THREADS=2), capture_output=True, text=True)
+    check("linked against libgomp" in r.stderr, f"libgomp message: {r.stderr}")
+    link = os.path.join(out, ".libgomp-route", "libgomp.so.1")
+    check(os.path.islink(link) and os.readlink(link) in libomp, "route link")
+    errf = os.path.join(out, "lgl-1-r1.stderr")
+    maps = open(errf).read() if os.path.exists(errf) else ""
+    check("libomp.so.5" in maps or ".libgomp-route" in maps, f"runtime loaded: {maps!r}")
+
+
+def test_cli(tmp):
+    """`ompfuse campaign -- PROGRAM`: every step runs, the table is printed,
+    epd.tsv and report.html are written whatever the later steps do; a
+    second invocation resumes without running anything again."""
+    out = os.path.join(tmp, "camp")
+    log = os.path.join(tmp, "log")
+    cmd = [OMPFUSE, "campaign", "--out", out, "--quick", "--", FAKE, "x"]
+    r = subprocess.run(cmd, env=env(FAKE_LOG=log), capture_output=True, text=True)
+    print(r.stdout)
+    check(r.returncode == 0, f"campaign exit {r.returncode}: {r.stderr[-2000:]}")
+    header = [l for l in r.stdout.splitlines() if l.startswith("benchmark")]
+    check(header and all(t in header[0] for t in ("ctc", "lgl", "bc", "bc-unlabeled", "random",
+                                                  "hem", "hem-delta", "hem-cleaned")),
+          f"table header: {header}")
+    rows = [l.split() for l in r.stdout.splitlines() if l.startswith("campaign_fakeprog ")]
+    check(len(rows) >= 1 and len(rows[0]) == 10, f"table row: {rows}")
+    tsv = os.path.join(out, "epd.tsv")
+    check(os.path.exists(tsv) and len(open(tsv).read().splitlines()) == 2, "epd.tsv")
+    check(os.path.exists(os.path.join(out, "report.html")), "report.html")
+    plan = open(os.path.join(out, "campaign_fakeprog", "plan.txt")).read()
+    roles = [l.split()[0] for l in plan.splitlines() if l and not l.startswith("#")]
+    # default events, 2 slots: 2 lgl, 6 reference (x2 with --quick), hem, hem-delta, 3 bc
+    check(roles == ["lgl"] * 2 + ["reference"] * 6 + ["hem", "hem-delta"] + ["bc"] * 3,
+          f"campaign plan roles {roles}")
+    runs = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
+    check(runs == 2 + 12 + 2 + 3, f"runs started: {runs}")
+    r = subprocess.run(cmd, env=env(FAKE_LOG=log), capture_output=True, text=True)
+    check(r.returncode == 0, f"second campaign exit {r.returncode}")
+    runs2 = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
+    check(runs2 == runs, f"second campaign ran {runs2 - runs} runs again")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    {"resume": test_resume, "failure": test_failure, "libgomp": test_libgomp,
+     "cli": test_cli}[WHAT](tmp)
+print("FAILED" if failures else "ok", flush=True)
+sys.exit(1 if failures else 0)
