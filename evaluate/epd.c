@@ -743,7 +743,15 @@ static int tmd_to_repeats(ompf_emd_ws_t *ws, const ompf_hist2d_t *ht,
         }
         v[r] = uncal[r];
     }
-    *tmd = ompf_median(v, nrep) / cal;
+    /* The same floor as the calibration's: a distance below one XU's weight
+     * is not measurable, and an exact 0 would collapse the geometric mean
+     * (EPD) to 0 whatever the other pairs say. */
+    int64_t maxn = ht->total;
+    for (size_t r = 0; r < nrep; r++)
+        if (hr[r].total > maxn)
+            maxn = hr[r].total;
+    double med = ompf_median(v, nrep), fl = 1.0 / (double)(maxn > 0 ? maxn : 1);
+    *tmd = (med < fl ? fl : med) / cal;
     free(v);
     return 0;
 }

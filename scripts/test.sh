@@ -7,6 +7,8 @@ set -euo pipefail
 [ -x /usr/lib/llvm-19/bin/llvm-symbolizer ] && export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup.sh"
+# Slurm (tests/slurm only): a missing package makes those tests skip, loudly.
+bash "$root/scripts/slurm-setup.sh" || echo "test.sh: Slurm packages could not be installed; the slurm_* tests will be skipped" >&2
 bash "$root/scripts/build.sh" "$@"
 dir=build
 [ "${1:-}" = "--sanitize" ] && dir=build-asan
