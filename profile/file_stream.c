@@ -13,34 +13,32 @@
 #include "fmt.h"
 #include "ompfuse/file.h"
 
-#define STREAM_DEFAULT_CAPACITY (256u << 10)
-
-typedef struct xu_buf_rec {
-    ompf_xu_t xu;
-    uint64_t cid, lid;
-} xu_buf_rec_t;
+/* 1 MiB: flushing every 256 KiB cost ~10 % more per record (bench_wstream)
+ * in fixed per-flush work (zstd set-up per chunk, chunk headers, a write). */
+#define STREAM_DEFAULT_CAPACITY (1u << 20)
 
 struct ompf_wstream {
-    ompf_writer_t *w;
-    ompf_wstream_t *next;
-    size_t capacity; /* bytes of buffered records before a flush */
+    /* Hot fields first: the record calls touch only these.  Records are
+     * buffered as columns (one array per field), the layout the encoder
+     * reads fastest; a record call only stores its fields. */
+    fmt_xu_cols_t xc;
+    size_t n_xu, cap_xu;
+    fmt_label_cols_t lc;
+    size_t n_lab, cap_lab;
+    size_t used;     /* bytes of buffered records */
+    size_t capacity; /* flush when used reaches it */
+    size_t xu_bytes; /* buffer bytes per XU (record + values) */
     uint32_t n_events;
 
-    xu_buf_rec_t *xus;
-    double *vals; /* n_xu x n_events */
-    size_t n_xu, cap_xu;
-
-    fmt_label_rec_t *labels;
-    size_t n_lab, cap_lab;
+    ompf_writer_t *w;
+    ompf_wstream_t *next;
 
     fmt_buf_t constructs; /* encoded records */
     size_t n_con;
     fmt_buf_t threads;
     size_t n_th;
 
-    fmt_buf_t payload, out; /* scratch for encoding */
-    fmt_xu_row_t *rows;
-    size_t cap_rows;
+    fmt_buf_t payload, acc; /* scratch for encoding, kept across flushes */
     ZSTD_CCtx *z;
 };
 
@@ -75,114 +73,194 @@ static int append(ompf_writer_t *w, const fmt_buf_t *bytes, uint64_t chunks, uin
     return rc;
 }
 
-/* Encodes one chunk from s->payload and appends its bytes to s->out. */
+/* Encodes one chunk from s->payload and appends it to acc. */
 static int stage(ompf_wstream_t *s, fmt_buf_t *acc, uint32_t type, size_t count)
 {
-    int rc = fmt_chunk_build(&s->out, type, (uint32_t)count, &s->payload, s->z, 1);
+    int rc = fmt_chunk_append(acc, type, (uint32_t)count, &s->payload, s->z,
+                              FMT_STREAM_ZSTD_LEVEL);
     s->payload.len = 0;
-    if (rc)
-        return rc;
-    fmt_buf_bytes(acc, s->out.data, s->out.len);
-    return acc->oom ? OMPF_ENOMEM : 0;
+    return rc;
 }
 
 int ompf_wstream_flush(ompf_wstream_t *s)
 {
     if (!s)
         return OMPF_EINVAL;
-    fmt_buf_t acc = {0};
+    fmt_buf_t *acc = &s->acc;
+    acc->len = 0;
     uint64_t chunks = 0;
     int rc = 0;
     /* Referenced records first, so that a crash between chunks loses
      * as few references as possible. */
     if (s->n_con) {
         fmt_buf_bytes(&s->payload, s->constructs.data, s->constructs.len);
-        if ((rc = stage(s, &acc, FMT_CHUNK_CONSTRUCTS, s->n_con)))
+        if ((rc = stage(s, acc, FMT_CHUNK_CONSTRUCTS, s->n_con)))
             goto out;
         chunks++;
     }
     if (s->n_lab) {
-        fmt_enc_labels(&s->payload, s->labels, s->n_lab);
-        if ((rc = stage(s, &acc, FMT_CHUNK_LABELS, s->n_lab)))
+        fmt_enc_label_cols(&s->payload, &s->lc, s->n_lab);
+        if ((rc = stage(s, acc, FMT_CHUNK_LABELS, s->n_lab)))
             goto out;
         chunks++;
     }
     if (s->n_th) {
         fmt_buf_bytes(&s->payload, s->threads.data, s->threads.len);
-        if ((rc = stage(s, &acc, FMT_CHUNK_THREADS, s->n_th)))
+        if ((rc = stage(s, acc, FMT_CHUNK_THREADS, s->n_th)))
             goto out;
         chunks++;
     }
     if (s->n_xu) {
-        if (s->cap_rows < s->n_xu) {
-            fmt_xu_row_t *r = realloc(s->rows, s->n_xu * sizeof *r);
-            if (!r) {
-                rc = OMPF_ENOMEM;
-                goto out;
-            }
-            s->rows = r;
-            s->cap_rows = s->n_xu;
-        }
-        for (size_t i = 0; i < s->n_xu; i++) {
-            s->rows[i].xu = &s->xus[i].xu;
-            s->rows[i].cid = s->xus[i].cid;
-            s->rows[i].lid = s->xus[i].lid;
-            s->rows[i].values = s->vals + i * s->n_events;
-            s->rows[i].prov = NULL;
-        }
-        fmt_enc_xus(&s->payload, s->rows, s->n_xu, s->n_events, 0);
-        if ((rc = stage(s, &acc, FMT_CHUNK_XUS, s->n_xu)))
+        fmt_enc_xu_cols(&s->payload, &s->xc, s->n_xu, s->n_events);
+        if ((rc = stage(s, acc, FMT_CHUNK_XUS, s->n_xu)))
             goto out;
         chunks++;
     }
-    if (acc.len)
-        rc = append(s->w, &acc, chunks, s->n_xu);
+    if (acc->len)
+        rc = append(s->w, acc, chunks, s->n_xu);
 out:
-    fmt_buf_free(&acc);
     /* Buffers are emptied even on failure: the writer's error is sticky and
-     * the caller learns it from this and every later call. */
+     * the caller learns it from this and every later call.  A failed
+     * allocation is not sticky: the scratch buffers start over. */
+    if (acc->oom || s->payload.oom) {
+        fmt_buf_free(acc);
+        fmt_buf_free(&s->payload);
+    }
+    s->payload.len = 0;
     s->n_con = s->n_lab = s->n_th = s->n_xu = 0;
     s->constructs.len = s->threads.len = 0;
+    s->used = 0;
     return rc;
 }
 
-static size_t stream_bytes(const ompf_wstream_t *s)
+/* Counts n bytes of new records; flushes when the buffer is full. */
+static inline int account(ompf_wstream_t *s, size_t n)
 {
-    return s->n_xu * (sizeof(xu_buf_rec_t) + s->n_events * sizeof(double)) +
-           s->n_lab * sizeof(fmt_label_rec_t) + s->constructs.len + s->threads.len;
+    s->used += n;
+    return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
 }
 
-static int maybe_flush(ompf_wstream_t *s)
+/* Grows column f of c to cap entries of sz bytes (in a function that
+ * returns int).  A failure leaves earlier columns larger than the recorded
+ * capacity: harmless. */
+#define GROW_COL(c, f, sz)                                                  \
+    do {                                                                    \
+        void *p_ = realloc((c)->f, cap * (sz));                             \
+        if (!p_)                                                            \
+            return OMPF_ENOMEM;                                             \
+        (c)->f = p_;                                                        \
+    } while (0)
+
+FMT_COLD static int grow_labels(ompf_wstream_t *s)
 {
-    return stream_bytes(s) >= s->capacity ? ompf_wstream_flush(s) : 0;
+    size_t cap = s->cap_lab ? 2 * s->cap_lab : 256;
+    fmt_label_cols_t *c = &s->lc;
+    GROW_COL(c, id, 8);
+    GROW_COL(c, parent, 8);
+    GROW_COL(c, comp, 8);
+    s->cap_lab = cap;
+    return 0;
 }
 
+FMT_COLD static int label_slow(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
+                               uint64_t component)
+{
+    if (grow_labels(s))
+        return OMPF_ENOMEM;
+    return ompf_wstream_label(s, id, parent_id, component);
+}
+
+/* The record calls store their fields and count bytes; growth and flush
+ * are tail calls, so that the common path needs no stack frame. */
 int ompf_wstream_label(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
                        uint64_t component)
 {
     if (!s || id == 0)
         return OMPF_EINVAL;
-    if (s->n_lab == s->cap_lab) {
-        size_t cap = s->cap_lab ? 2 * s->cap_lab : 256;
-        fmt_label_rec_t *l = realloc(s->labels, cap * sizeof *l);
-        if (!l)
-            return OMPF_ENOMEM;
-        s->labels = l;
-        s->cap_lab = cap;
-    }
-    s->labels[s->n_lab++] = (fmt_label_rec_t){id, parent_id, component};
-    return maybe_flush(s);
+    size_t i = s->n_lab;
+    if (i == s->cap_lab)
+        return label_slow(s, id, parent_id, component);
+    s->lc.id[i] = id;
+    s->lc.parent[i] = parent_id;
+    s->lc.comp[i] = component;
+    s->n_lab = i + 1;
+    return account(s, 3 * sizeof(uint64_t));
 }
 
 int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id, const ompf_construct_t *c)
 {
     if (!s || !c)
         return OMPF_EINVAL;
+    size_t before = s->constructs.len;
     fmt_enc_construct(&s->constructs, id, c);
-    if (s->constructs.oom)
+    if (s->constructs.oom) {
+        /* drop the partial record, keep the buffered ones */
+        s->constructs.oom = 0;
+        s->constructs.len = before;
         return OMPF_ENOMEM;
+    }
     s->n_con++;
-    return maybe_flush(s);
+    return account(s, s->constructs.len - before);
+}
+
+FMT_COLD static int grow_xus(ompf_wstream_t *s)
+{
+    size_t cap = s->cap_xu ? 2 * s->cap_xu : 64;
+    fmt_xu_cols_t *c = &s->xc;
+    GROW_COL(c, id, 8);
+    GROW_COL(c, cid, 8);
+    GROW_COL(c, lid, 8);
+    GROW_COL(c, start, 8);
+    GROW_COL(c, end, 8);
+    GROW_COL(c, iter_start, 8);
+    GROW_COL(c, iter_count, 8);
+    GROW_COL(c, thread, 4);
+    GROW_COL(c, team_thread, 4);
+    GROW_COL(c, team_size, 4);
+    GROW_COL(c, parts, 4);
+    GROW_COL(c, cpu, 4);
+    GROW_COL(c, core, 4);
+    GROW_COL(c, numa, 4);
+    GROW_COL(c, kind, 1);
+    if (s->n_events)
+        GROW_COL(c, vals, s->n_events * sizeof(double));
+    s->cap_xu = cap;
+    return 0;
+}
+
+static void free_cols(ompf_wstream_t *s)
+{
+    fmt_xu_cols_t *c = &s->xc;
+    void *cols[] = {c->id,     c->cid,         c->lid,       c->start,      c->end,
+                    c->iter_start, c->iter_count, c->thread, c->team_thread, c->team_size,
+                    c->parts,  c->cpu,         c->core,      c->numa,       c->kind,
+                    c->vals,   s->lc.id,       s->lc.parent, s->lc.comp};
+    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
+        free(cols[k]);
+}
+
+/* Out of line: the no-event case (the tool without counters) then needs
+ * no call and no stack frame. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void put_values(ompf_wstream_t *s, size_t i, const double *values)
+{
+    uint32_t ne = s->n_events;
+    double *v = s->xc.vals + i * ne;
+    if (values)
+        memcpy(v, values, ne * sizeof *v);
+    else
+        for (uint32_t e = 0; e < ne; e++)
+            v[e] = OMPF_MISSING;
+}
+
+FMT_COLD static int xu_slow(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
+                            uint64_t label_id, const double *values)
+{
+    if (grow_xus(s))
+        return OMPF_ENOMEM;
+    return ompf_wstream_xu(s, xu, construct_id, label_id, values);
 }
 
 int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
@@ -190,51 +268,53 @@ int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_i
 {
     if (!s || !xu)
         return OMPF_EINVAL;
-    if (s->n_xu == s->cap_xu) {
-        size_t cap = s->cap_xu ? 2 * s->cap_xu : 64;
-        xu_buf_rec_t *x = realloc(s->xus, cap * sizeof *x);
-        if (!x)
-            return OMPF_ENOMEM;
-        s->xus = x;
-        if (s->n_events) {
-            double *v = realloc(s->vals, cap * s->n_events * sizeof *v);
-            if (!v)
-                return OMPF_ENOMEM;
-            s->vals = v;
-        }
-        s->cap_xu = cap;
-    }
-    xu_buf_rec_t *r = &s->xus[s->n_xu];
-    r->xu = *xu;
-    r->cid = construct_id;
-    r->lid = label_id;
-    for (uint32_t e = 0; e < s->n_events; e++)
-        s->vals[s->n_xu * s->n_events + e] = values ? values[e] : OMPF_MISSING;
-    s->n_xu++;
-    return maybe_flush(s);
+    size_t i = s->n_xu;
+    if (i == s->cap_xu)
+        return xu_slow(s, xu, construct_id, label_id, values);
+    fmt_xu_cols_t *c = &s->xc;
+    c->id[i] = xu->id;
+    c->cid[i] = construct_id;
+    c->lid[i] = label_id;
+    c->thread[i] = xu->thread;
+    c->team_thread[i] = xu->team_thread;
+    c->team_size[i] = xu->team_size;
+    c->parts[i] = xu->parts;
+    c->cpu[i] = xu->cpu;
+    c->core[i] = xu->core;
+    c->numa[i] = xu->numa;
+    c->kind[i] = xu->kind;
+    c->start[i] = xu->start_ns;
+    c->end[i] = xu->end_ns;
+    c->iter_start[i] = xu->iter_start;
+    c->iter_count[i] = xu->iter_count;
+    s->n_xu = i + 1;
+    if (s->n_events)
+        put_values(s, i, values);
+    return account(s, s->xu_bytes);
 }
 
 int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t)
 {
     if (!s || !t)
         return OMPF_EINVAL;
+    size_t before = s->threads.len;
     fmt_enc_thread(&s->threads, t, s->n_events);
-    if (s->threads.oom)
+    if (s->threads.oom) {
+        s->threads.oom = 0;
+        s->threads.len = before;
         return OMPF_ENOMEM;
+    }
     s->n_th++;
-    return maybe_flush(s);
+    return account(s, s->threads.len - before);
 }
 
 static void stream_free(ompf_wstream_t *s)
 {
-    free(s->xus);
-    free(s->vals);
-    free(s->labels);
-    free(s->rows);
+    free_cols(s);
     fmt_buf_free(&s->constructs);
     fmt_buf_free(&s->threads);
     fmt_buf_free(&s->payload);
-    fmt_buf_free(&s->out);
+    fmt_buf_free(&s->acc);
     ZSTD_freeCCtx(s->z);
     free(s);
 }
@@ -249,6 +329,8 @@ int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes, ompf_wstream_t 
         return OMPF_ENOMEM;
     s->w = w;
     s->n_events = w->n_events;
+    s->xu_bytes = 7 * sizeof(uint64_t) + 7 * sizeof(uint32_t) + 1 +
+                  s->n_events * sizeof(double);
     s->capacity = capacity_bytes ? capacity_bytes : STREAM_DEFAULT_CAPACITY;
     /* Keep one flush within the format's chunk size limit. */
     if (s->capacity > FMT_MAX_RAW / 4)

@@ -46,12 +46,27 @@ enum {
  * replaced by empty ones, up to this many beyond the records present. */
 #define FMT_MAX_SALVAGE_THREADS 65536u
 
+/* ompf_profile_write compresses harder than the streaming writer: the
+ * tool pays for every nanosecond per record, and the fast level -1 costs
+ * a third of level 1's time for 14-46 % more bytes (docs/format.md, 8).
+ * FMT_STREAM_ZSTD_LEVEL can be overridden at build time for experiments. */
 #define FMT_ZSTD_LEVEL 1
+#ifndef FMT_STREAM_ZSTD_LEVEL
+#define FMT_STREAM_ZSTD_LEVEL (-1)
+#endif
 /* Records per chunk written by ompf_profile_write. */
 #define FMT_XUS_PER_CHUNK 65536u
 #define FMT_LABELS_PER_CHUNK 262144u
 
 const char *fmt_chunk_name(uint32_t type);
+
+/* Keeps rare paths (buffer growth) out of the record calls, so that those
+ * need no stack frame. */
+#if defined(__GNUC__)
+#define FMT_COLD __attribute__((noinline, cold))
+#else
+#define FMT_COLD
+#endif
 
 /* ---- little-endian fixed-width ---------------------------------------- */
 
@@ -167,6 +182,12 @@ double fmt_cur_value(fmt_cur_t *c);
  * is reset).  zctx: a ZSTD_CCtx* reused across calls (may be NULL). */
 int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
                     const fmt_buf_t *payload, void *zctx, int compress);
+/* Appends one chunk to out (which keeps its bytes) compressed at zstd
+ * level (FMT_NO_COMPRESSION: stored raw).  fmt_chunk_build is
+ * fmt_chunk_append at FMT_ZSTD_LEVEL into an emptied buffer. */
+#define FMT_NO_COMPRESSION (-1000000)
+int fmt_chunk_append(fmt_buf_t *out, uint32_t type, uint32_t count,
+                     const fmt_buf_t *payload, void *zctx, int level);
 
 typedef struct fmt_chunk_hdr {
     uint32_t type, flags;
@@ -204,6 +225,22 @@ typedef struct fmt_xu_row {
 } fmt_xu_row_t;
 void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *rows, size_t n,
                  uint32_t n_events, uint32_t n_prov);
+/* The streaming writer's buffers: one array per field (contiguous
+ * columns encode several times faster than rows).  Same payloads as
+ * fmt_enc_labels and fmt_enc_xus (n_prov = 0). */
+typedef struct fmt_label_cols {
+    uint64_t *id, *parent, *comp;
+} fmt_label_cols_t;
+void fmt_enc_label_cols(fmt_buf_t *b, const fmt_label_cols_t *c, size_t n);
+
+typedef struct fmt_xu_cols {
+    uint64_t *id, *cid, *lid, *start, *end, *iter_start, *iter_count;
+    uint32_t *thread, *team_thread, *team_size, *parts;
+    int32_t *cpu, *core, *numa;
+    uint8_t *kind;
+    double *vals; /* n x n_events, row-major */
+} fmt_xu_cols_t;
+void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_events);
 
 /* Number of scalar columns of an XUS chunk before the value columns. */
 #define FMT_XU_COLUMNS 15

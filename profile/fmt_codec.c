@@ -234,25 +234,32 @@ void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h)
 int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
                     const fmt_buf_t *payload, void *zctx, int compress)
 {
+    out->len = 0;
+    return fmt_chunk_append(out, type, count, payload, zctx, compress ? FMT_ZSTD_LEVEL
+                                                                      : FMT_NO_COMPRESSION);
+}
+
+int fmt_chunk_append(fmt_buf_t *out, uint32_t type, uint32_t count,
+                     const fmt_buf_t *payload, void *zctx, int level)
+{
     if (payload->oom)
         return OMPF_ENOMEM;
-    out->len = 0;
     size_t raw = payload->len;
     if (raw > FMT_MAX_RAW)
         return OMPF_ERANGE;
     uint32_t flags = 0;
     size_t stored = raw;
-    if (compress && raw >= 64) {
+    size_t at = out->len; /* the chunk starts here */
+    if (level != FMT_NO_COMPRESSION && raw >= 64) {
         size_t bound = ZSTD_compressBound(raw);
         if (fmt_buf_reserve(out, FMT_CHUNK_HEADER_SIZE + bound))
             return OMPF_ENOMEM;
+        unsigned char *dst = out->data + at + FMT_CHUNK_HEADER_SIZE;
         size_t z;
         if (zctx)
-            z = ZSTD_compressCCtx((ZSTD_CCtx *)zctx, out->data + FMT_CHUNK_HEADER_SIZE,
-                                  bound, payload->data, raw, FMT_ZSTD_LEVEL);
+            z = ZSTD_compressCCtx((ZSTD_CCtx *)zctx, dst, bound, payload->data, raw, level);
         else
-            z = ZSTD_compress(out->data + FMT_CHUNK_HEADER_SIZE, bound,
-                              payload->data, raw, FMT_ZSTD_LEVEL);
+            z = ZSTD_compress(dst, bound, payload->data, raw, level);
         /* Keep the raw bytes when compression does not pay. */
         if (!ZSTD_isError(z) && z < raw) {
             flags |= FMT_CF_ZSTD;
@@ -261,7 +268,7 @@ int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
     }
     if (fmt_buf_reserve(out, FMT_CHUNK_HEADER_SIZE + stored))
         return OMPF_ENOMEM;
-    unsigned char *h = out->data;
+    unsigned char *h = out->data + at;
     if (!(flags & FMT_CF_ZSTD) && raw)
         memcpy(h + FMT_CHUNK_HEADER_SIZE, payload->data, raw);
     fmt_put_u32(h, type);
@@ -270,7 +277,7 @@ int fmt_chunk_build(fmt_buf_t *out, uint32_t type, uint32_t count,
     fmt_put_u64(h + 16, raw);
     fmt_put_u32(h + 24, count);
     fmt_put_u32(h + 28, fmt_chunk_crc(h, h + FMT_CHUNK_HEADER_SIZE, stored));
-    out->len = FMT_CHUNK_HEADER_SIZE + stored;
+    out->len = at + FMT_CHUNK_HEADER_SIZE + stored;
     return 0;
 }
 
@@ -338,23 +345,76 @@ void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events)
             fmt_buf_value(b, arr[a] ? arr[a][e] : OMPF_MISSING);
 }
 
+/* The column encoders below reserve the worst case once (a varint takes at
+ * most 10 bytes, a value 9) and then write through a local pointer: no
+ * capacity check per varint, and the compiler need not reload the buffer's
+ * length after every byte it stores. */
+#define UV_MAX 10u
+
+static inline unsigned char *put_uv(unsigned char *o, uint64_t v)
+{
+    while (v >= 0x80) {
+        *o++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *o++ = (unsigned char)v;
+    return o;
+}
+
+static inline unsigned char *put_value(unsigned char *o, double v)
+{
+    if (v >= -FMT_INT_LIMIT && v <= FMT_INT_LIMIT && v == (double)(int64_t)v &&
+        !(v == 0 && signbit(v)))
+        return put_uv(o, fmt_zz((int64_t)v) << 2 | FMT_VAL_INT);
+    if (ompf_is_missing(v)) {
+        *o++ = FMT_VAL_MISSING;
+        return o;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    *o++ = FMT_VAL_RAW;
+    fmt_put_u64(o, bits);
+    return o + 8;
+}
+
+/* Reserves n_items worst-case varints; returns the write pointer or NULL
+ * (then b->oom is set). */
+static unsigned char *enc_begin(fmt_buf_t *b, size_t n_items)
+{
+    if (n_items > (SIZE_MAX - 64) / UV_MAX) {
+        b->oom = 1;
+        return NULL;
+    }
+    if (fmt_buf_reserve(b, n_items * UV_MAX + 64))
+        return NULL;
+    return b->data + b->len;
+}
+
+static void enc_end(fmt_buf_t *b, unsigned char *o)
+{
+    b->len = (size_t)(o - b->data);
+}
+
 /* Columns, each delta-coded where neighbours are close, so that zstd sees
  * long runs of small similar bytes. */
 void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
 {
-    fmt_buf_reserve(b, n * 6);
+    unsigned char *o = enc_begin(b, 3 * n);
+    if (!o)
+        return;
     uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
-        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].id - prev)));
+        o = put_uv(o, fmt_zz((int64_t)(l[i].id - prev)));
         prev = l[i].id;
     }
     for (size_t i = 0; i < n; i++)
-        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].id - l[i].parent)));
+        o = put_uv(o, fmt_zz((int64_t)(l[i].id - l[i].parent)));
     prev = 0;
     for (size_t i = 0; i < n; i++) {
-        fmt_buf_uv(b, fmt_zz((int64_t)(l[i].comp - prev)));
+        o = put_uv(o, fmt_zz((int64_t)(l[i].comp - prev)));
         prev = l[i].comp;
     }
+    enc_end(b, o);
 }
 
 #define DELTA_COLUMN(expr)                                                  \
@@ -362,22 +422,30 @@ void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
         uint64_t prev_ = 0;                                                 \
         for (size_t i = 0; i < n; i++) {                                    \
             uint64_t v_ = (expr);                                           \
-            fmt_buf_uv(b, fmt_zz((int64_t)(v_ - prev_)));                   \
+            o = put_uv(o, fmt_zz((int64_t)(v_ - prev_)));                   \
             prev_ = v_;                                                     \
         }                                                                   \
     } while (0)
 #define PLAIN_COLUMN(expr)                                                  \
     do {                                                                    \
         for (size_t i = 0; i < n; i++)                                      \
-            fmt_buf_uv(b, (expr));                                          \
+            o = put_uv(o, (expr));                                          \
     } while (0)
+
+static size_t xus_items(size_t n, uint32_t n_events, uint32_t n_prov)
+{
+    size_t per = FMT_XU_COLUMNS + (size_t)n_events + n_prov;
+    return n > (SIZE_MAX / UV_MAX - 2) / per ? SIZE_MAX : 2 + n * per;
+}
 
 void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
                  uint32_t n_events, uint32_t n_prov)
 {
-    fmt_buf_reserve(b, n * (24 + 3 * (size_t)n_events) + 16);
-    fmt_buf_uv(b, n_events);
-    fmt_buf_uv(b, n_prov);
+    unsigned char *o = enc_begin(b, xus_items(n, n_events, n_prov));
+    if (!o)
+        return;
+    o = put_uv(o, n_events);
+    o = put_uv(o, n_prov);
     DELTA_COLUMN(r[i].xu->id);
     DELTA_COLUMN(r[i].cid);
     DELTA_COLUMN(r[i].lid);
@@ -395,10 +463,104 @@ void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
     PLAIN_COLUMN(r[i].xu->iter_count);
     for (uint32_t e = 0; e < n_events; e++)
         for (size_t i = 0; i < n; i++)
-            fmt_buf_value(b, r[i].values[e]);
+            o = put_value(o, r[i].values[e]);
     /* Source XU ids + 1 (so that "none", UINT64_MAX, becomes 0). */
     for (uint32_t s = 0; s < n_prov; s++)
         DELTA_COLUMN(r[i].prov[s] + 1);
+    enc_end(b, o);
+}
+
+/* ---- contiguous columns (the streaming writer) -------------------------
+ * Two passes per column: the first ORs every entry (vectorisable); when
+ * all entries are below 128 each varint is one byte and the second pass is
+ * a plain narrowing copy, else it writes varints.  Same bytes as the
+ * DELTA_COLUMN / PLAIN_COLUMN loops above, several times faster on the
+ * tool's columns, most of which hold small numbers. */
+#define COL_BODY(N, ZZ)                                                     \
+    do {                                                                    \
+        uint64_t acc_ = 0;                                                  \
+        for (size_t i = 0; i < (N); i++)                                    \
+            acc_ |= (ZZ);                                                   \
+        if (acc_ < 0x80) {                                                  \
+            for (size_t i = 0; i < (N); i++)                                \
+                o[i] = (unsigned char)(ZZ);                                 \
+            return o + (N);                                                 \
+        }                                                                   \
+        for (size_t i = 0; i < (N); i++)                                    \
+            o = put_uv(o, (ZZ));                                            \
+        return o;                                                           \
+    } while (0)
+
+/* sv(v[i] - v[i-1]), v[-1] = 0 */
+static unsigned char *col_delta(unsigned char *o, const uint64_t *v, size_t n)
+{
+    if (!n)
+        return o;
+    o = put_uv(o, fmt_zz((int64_t)v[0]));
+    const uint64_t *next = v + 1;
+    n--;
+    COL_BODY(n, fmt_zz((int64_t)(next[i] - v[i])));
+}
+/* sv(a[i] - b[i]) */
+static unsigned char *col_diff(unsigned char *o, const uint64_t *a, const uint64_t *b,
+                               size_t n)
+{
+    COL_BODY(n, fmt_zz((int64_t)(a[i] - b[i])));
+}
+static unsigned char *col_u64(unsigned char *o, const uint64_t *v, size_t n)
+{
+    COL_BODY(n, v[i]);
+}
+static unsigned char *col_u32(unsigned char *o, const uint32_t *v, size_t n)
+{
+    COL_BODY(n, (uint64_t)v[i]);
+}
+static unsigned char *col_i32(unsigned char *o, const int32_t *v, size_t n)
+{
+    COL_BODY(n, fmt_zz(v[i]));
+}
+static unsigned char *col_u8(unsigned char *o, const uint8_t *v, size_t n)
+{
+    COL_BODY(n, (uint64_t)v[i]);
+}
+
+void fmt_enc_label_cols(fmt_buf_t *b, const fmt_label_cols_t *c, size_t n)
+{
+    unsigned char *o = enc_begin(b, 3 * n);
+    if (!o)
+        return;
+    o = col_delta(o, c->id, n);
+    o = col_diff(o, c->id, c->parent, n);
+    o = col_delta(o, c->comp, n);
+    enc_end(b, o);
+}
+
+void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_events)
+{
+    unsigned char *o = enc_begin(b, xus_items(n, n_events, 0));
+    if (!o)
+        return;
+    o = put_uv(o, n_events);
+    o = put_uv(o, 0);
+    o = col_delta(o, c->id, n);
+    o = col_delta(o, c->cid, n);
+    o = col_delta(o, c->lid, n);
+    o = col_u32(o, c->thread, n);
+    o = col_u32(o, c->team_thread, n);
+    o = col_u32(o, c->team_size, n);
+    o = col_u32(o, c->parts, n);
+    o = col_i32(o, c->cpu, n);
+    o = col_i32(o, c->core, n);
+    o = col_i32(o, c->numa, n);
+    o = col_u8(o, c->kind, n);
+    o = col_delta(o, c->start, n);
+    o = col_diff(o, c->end, c->start, n);
+    o = col_delta(o, c->iter_start, n);
+    o = col_u64(o, c->iter_count, n);
+    for (uint32_t e = 0; e < n_events; e++)
+        for (size_t i = 0; i < n; i++)
+            o = put_value(o, c->vals[i * n_events + e]);
+    enc_end(b, o);
 }
 
 /* ---- id map ----------------------------------------------------------- */

@@ -65,7 +65,7 @@ int ompf_writer_create(const char *path, const ompf_profile_t *header,
 /* Path of the temporary file being written. */
 const char *ompf_writer_tmp_path(const ompf_writer_t *w);
 
-/* capacity_bytes: buffer size before a flush (0 = default 256 KiB). */
+/* capacity_bytes: buffer size before a flush (0 = default 1 MiB). */
 int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes,
                         ompf_wstream_t **out);
 

@@ -9,7 +9,11 @@ usage:
       run EXE CLASS under the xu_count OMPT tool (tests/programs) and
       compare its ws-loop chunk count with the model: a loop of t trips
       gives ceil(t / c) chunks under dynamic,c and min(N, t) under static
-      with N >= 2 threads."""
+      with N >= 2 threads.
+  chunk_model.py check-ompfuse EXE cg|mg CLASS SCHEDULE THREADS LIBOMPFUSE OMPFUSE WORKDIR
+      the same check under ompfuse's own tool: the profile's XUs of kind
+      loop-chunk (dynamic) or static-chunks (static), counted from
+      `ompfuse export --csv`, must equal the model's chunk count."""
 import math
 import os
 import re
@@ -100,10 +104,38 @@ def check(exe, bench, cls, sched, threads, tool):
     print("PASS")
 
 
+def check_ompfuse(exe, bench, cls, sched, threads, tool, ompfuse, work):
+    import csv
+    threads = int(threads)
+    trips = cg_trips(cls) if bench == "cg" else mg_trips(cls)
+    want = expected_chunks(trips, sched, threads)
+    os.makedirs(work, exist_ok=True)
+    prof = os.path.join(work, f"{bench}-{cls}-{sched.replace(',', '')}-{threads}.ompf")
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_SCHEDULE=sched,
+               OMP_TOOL_LIBRARIES=tool, OMPFUSE_OUTPUT=prof, OMPFUSE_EVENTS="")
+    p = subprocess.run([exe, cls], env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 or "VERIFICATION SUCCESSFUL" not in p.stdout:
+        sys.exit(f"FAIL: {exe} {cls} under the tool exited {p.returncode}\n{p.stdout}{p.stderr}")
+    e = subprocess.run([ompfuse, "export", "--csv", prof], capture_output=True, text=True, timeout=600)
+    if e.returncode != 0:
+        sys.exit(f"FAIL: export: {e.stderr}")
+    kind = "static-chunks" if sched == "static" else "loop-chunk"
+    rows = list(csv.DictReader(e.stdout.splitlines()))
+    got = sum(1 for r in rows if r["kind"] == kind)
+    other = sum(1 for r in rows if r["kind"] != kind)
+    print(f"{bench} {cls} {sched} N={threads} under libompfuse: expected {want} {kind} XUs, "
+          f"got {got} (+{other} of other kinds)")
+    if got != want or other:
+        sys.exit("FAIL: the tool's XUs differ from the documented loop structure")
+    print("PASS")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 2 and sys.argv[1] == "table":
         table()
     elif len(sys.argv) == 8 and sys.argv[1] == "check":
         check(*sys.argv[2:])
+    elif len(sys.argv) == 10 and sys.argv[1] == "check-ompfuse":
+        check_ompfuse(*sys.argv[2:])
     else:
         sys.exit(__doc__)

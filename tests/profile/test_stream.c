@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "fmt.h"
 #include "gen.h"
 #include "ompfuse/file.h"
 
@@ -222,11 +224,223 @@ static void test_crashed_writer(void **state)
     gen_rmdir(dir);
 }
 
+/* ---- the streaming writer's column encoder ------------------------------ */
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* A number of the kind column c of a test with shape m holds: all tiny
+ * (the encoder's one-byte path), one large entry among tiny ones, mixed
+ * magnitudes, extremes. */
+static uint64_t pick(uint64_t *seed, int m, size_t i, size_t n)
+{
+    uint64_t r = rnd(seed);
+    switch (m) {
+    case 0:
+        return r & 0x3f;
+    case 1:
+        return i == n / 2 ? r : r & 0x3f;
+    case 2:
+        return r >> (r & 63);
+    default: {
+        static const uint64_t ext[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, UINT64_MAX,
+                                       UINT64_MAX - 1, 1ULL << 63, (1ULL << 63) - 1,
+                                       0xffffffffULL, 0x80000000ULL};
+        return ext[r % (sizeof ext / sizeof *ext)];
+    }
+    }
+}
+
+/* fmt_enc_xu_cols / fmt_enc_label_cols (the stream's buffers) must write
+ * exactly the bytes of the row encoders (ompf_profile_write's), which the
+ * reader's tests cover: same format, two layouts. */
+static void test_column_codec_matches_rows(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000};
+    uint64_t seed = 0x2545f4914f6cdd1dULL;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int m = 0; m < 4; m++)
+            for (uint32_t ne = 0; ne <= 3; ne += 3) {
+                size_t n = sizes[si], cap = n ? n : 1;
+                fmt_xu_cols_t c;
+                uint64_t *u64[7];
+                for (int k = 0; k < 7; k++)
+                    u64[k] = calloc(cap, 8);
+                c.id = u64[0], c.cid = u64[1], c.lid = u64[2], c.start = u64[3];
+                c.end = u64[4], c.iter_start = u64[5], c.iter_count = u64[6];
+                c.thread = calloc(cap, 4), c.team_thread = calloc(cap, 4);
+                c.team_size = calloc(cap, 4), c.parts = calloc(cap, 4);
+                c.cpu = calloc(cap, 4), c.core = calloc(cap, 4), c.numa = calloc(cap, 4);
+                c.kind = calloc(cap, 1);
+                c.vals = calloc(cap * (ne ? ne : 1), sizeof(double));
+                ompf_xu_t *xu = calloc(cap, sizeof *xu);
+                fmt_xu_row_t *rows = calloc(cap, sizeof *rows);
+                fmt_label_rec_t *lr = calloc(cap, sizeof *lr);
+                uint64_t *lid = calloc(cap, 8), *lpar = calloc(cap, 8), *lcomp = calloc(cap, 8);
+                assert_non_null(xu);
+                assert_non_null(rows);
+                static const double specials[] = {0.5, -0.0, 1e300, -3.0, 9007199254740993.0};
+                for (size_t i = 0; i < n; i++) {
+                    ompf_xu_t *x = &xu[i];
+                    x->id = c.id[i] = pick(&seed, m, i, n);
+                    c.cid[i] = pick(&seed, m, i, n);
+                    c.lid[i] = pick(&seed, m, i, n);
+                    x->thread = c.thread[i] = (uint32_t)pick(&seed, m, i, n);
+                    x->team_thread = c.team_thread[i] = (uint32_t)pick(&seed, m, i, n);
+                    x->team_size = c.team_size[i] = (uint32_t)pick(&seed, m, i, n);
+                    x->parts = c.parts[i] = (uint32_t)pick(&seed, m, i, n);
+                    /* small negatives too: zigzag */
+                    x->cpu = c.cpu[i] = (int32_t)(uint32_t)pick(&seed, m, i, n) - (m == 0 ? 20 : 0);
+                    x->core = c.core[i] = (int32_t)(uint32_t)pick(&seed, m, i, n);
+                    x->numa = c.numa[i] = m == 3 ? INT32_MIN : -1;
+                    x->kind = c.kind[i] = (uint8_t)pick(&seed, m, i, n);
+                    x->start_ns = c.start[i] = pick(&seed, m, i, n);
+                    x->end_ns = c.end[i] = pick(&seed, m, i, n);
+                    x->iter_start = c.iter_start[i] = pick(&seed, m, i, n);
+                    x->iter_count = c.iter_count[i] = pick(&seed, m, i, n);
+                    for (uint32_t e = 0; e < ne; e++) {
+                        uint64_t r = rnd(&seed);
+                        c.vals[i * ne + e] = r % 5 == 0   ? OMPF_MISSING
+                                             : r % 5 == 1 ? specials[(r >> 8) % 5]
+                                                          : (double)(pick(&seed, m, i, n) >> 12);
+                    }
+                    rows[i] = (fmt_xu_row_t){.xu = x, .cid = c.cid[i], .lid = c.lid[i],
+                                             .values = c.vals + i * ne};
+                    lr[i].id = lid[i] = pick(&seed, m, i, n);
+                    lr[i].parent = lpar[i] = pick(&seed, m, i, n);
+                    lr[i].comp = lcomp[i] = pick(&seed, m, i, n);
+                }
+                fmt_buf_t a = {0}, b = {0};
+                fmt_enc_xus(&a, rows, n, ne, 0);
+                fmt_enc_xu_cols(&b, &c, n, ne);
+                assert_false(a.oom || b.oom);
+                assert_int_equal(a.len, b.len);
+                assert_memory_equal(a.data, b.data, a.len);
+                a.len = b.len = 0;
+                fmt_label_cols_t lc = {lid, lpar, lcomp};
+                fmt_enc_labels(&a, lr, n);
+                fmt_enc_label_cols(&b, &lc, n);
+                assert_int_equal(a.len, b.len);
+                if (n)
+                    assert_memory_equal(a.data, b.data, a.len);
+                fmt_buf_free(&a);
+                fmt_buf_free(&b);
+                for (int k = 0; k < 7; k++)
+                    free(u64[k]);
+                free(c.thread), free(c.team_thread), free(c.team_size), free(c.parts);
+                free(c.cpu), free(c.core), free(c.numa), free(c.kind), free(c.vals);
+                free(xu), free(rows), free(lr), free(lid), free(lpar), free(lcomp);
+            }
+}
+
+/* Every field of an XU survives the stream at its extremes, and the
+ * buffers' growth and reuse across flushes keeps records apart. */
+static void test_stream_extremes(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/x.ompf", dir);
+    ompf_profile_t *h = header();
+    ompf_error_t err = {0};
+    ompf_writer_t *w;
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    ompf_wstream_t *s;
+    assert_int_equal(ompf_wstream_create(w, 100000, &s), 0);
+    ompf_construct_t c = {.module = "/bin/app", .build_id = "", .offset = 1,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_wstream_construct(s, UINT64_MAX, &c), 0);
+    enum { N = 20000 };
+    uint64_t seed = 77;
+    for (uint32_t k = 0; k < N; k++) {
+        /* ids far apart and out of order: the hash id map */
+        uint64_t lid = ((uint64_t)(k % 7) << 60) | ((uint64_t)k * 977 + 1);
+        assert_int_equal(ompf_wstream_label(s, lid, 0, rnd(&seed)), 0);
+        uint64_t r = rnd(&seed);
+        ompf_xu_t x = {.id = k % 2 ? UINT64_MAX - k : (uint64_t)k << 20,
+                       .thread = k % 3,
+                       .team_thread = k % 5 ? 1 : UINT32_MAX,
+                       .team_size = UINT32_MAX - k % 2,
+                       .parts = 1 + k % 300,
+                       .cpu = k % 11 ? -1 : INT32_MAX,
+                       .core = k % 13 ? INT32_MIN : 3,
+                       .numa = (int32_t)(r & 3) - 1,
+                       .kind = (uint8_t)(k % 6),
+                       .start_ns = r,
+                       .end_ns = k % 17 ? r + k : r - 1, /* end before start too */
+                       .iter_start = k % 4 ? 0 : UINT64_MAX - r,
+                       .iter_count = r >> (k % 64)};
+        double v[2] = {k % 9 ? (double)(r >> 11) : -0.0, k % 4 ? OMPF_MISSING : 0.25 * k};
+        assert_int_equal(ompf_wstream_xu(s, &x, UINT64_MAX, lid, k % 10 == 3 ? NULL : v), 0);
+    }
+    ompf_thread_t th = {.index = 2, .os_tid = -1};
+    assert_int_equal(ompf_wstream_thread(s, &th), 0); /* NULL arrays: missing */
+    for (uint32_t t = 0; t < 2; t++) {
+        ompf_thread_t o = {.index = t, .os_tid = 9};
+        assert_int_equal(ompf_wstream_thread(s, &o), 0);
+    }
+    assert_int_equal(ompf_writer_finish(w, NULL, &err), 0);
+
+    ompf_profile_t *p;
+    ompf_read_info_t info;
+    int rc = ompf_profile_read(path, &p, &info, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_xu_count(p), N);
+    assert_true(info.chunks > 10);
+    seed = 77;
+    for (uint32_t k = 0; k < N; k++) {
+        uint64_t comp = rnd(&seed), r = rnd(&seed);
+        const ompf_xu_t *x = ompf_xu_get(p, k);
+        assert_int_equal(x->id, k % 2 ? UINT64_MAX - k : (uint64_t)k << 20);
+        assert_int_equal(x->thread, k % 3);
+        assert_int_equal(x->team_thread, k % 5 ? 1 : UINT32_MAX);
+        assert_int_equal(x->team_size, UINT32_MAX - k % 2);
+        assert_int_equal(x->parts, 1 + k % 300);
+        assert_int_equal(x->cpu, k % 11 ? -1 : INT32_MAX);
+        assert_int_equal(x->core, k % 13 ? INT32_MIN : 3);
+        assert_int_equal(x->numa, (int32_t)(r & 3) - 1);
+        assert_int_equal(x->kind, k % 6);
+        assert_int_equal(x->start_ns, r);
+        assert_int_equal(x->end_ns, k % 17 ? r + k : r - 1);
+        assert_int_equal(x->iter_start, k % 4 ? 0 : UINT64_MAX - r);
+        assert_int_equal(x->iter_count, r >> (k % 64));
+        assert_int_equal(ompf_label_component(p, x->label), comp);
+        const double *v = ompf_xu_values_const(p, k);
+        if (k % 10 == 3) {
+            assert_true(ompf_is_missing(v[0]) && ompf_is_missing(v[1]));
+            continue;
+        }
+        if (k % 9)
+            assert_true(v[0] == (double)(r >> 11));
+        else
+            assert_true(v[0] == 0 && signbit(v[0]));
+        if (k % 4)
+            assert_true(ompf_is_missing(v[1]));
+        else
+            assert_true(v[1] == 0.25 * k);
+    }
+    assert_int_equal(ompf_thread_count(p), 3);
+    assert_true(ompf_is_missing(ompf_thread_get_const(p, 2)->total[0]));
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(h);
+    gen_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_streams),
         cmocka_unit_test(test_crashed_writer),
+        cmocka_unit_test(test_column_codec_matches_rows),
+        cmocka_unit_test(test_stream_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

