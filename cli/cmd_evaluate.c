@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
@@ -46,38 +47,6 @@ static void usage(FILE *f)
             "TARGET may be NAME=PATH to name it; otherwise the name is the fused\n"
             "strategy, the HEM mode, or the file name.  CSV files are imported.\n"
             "Exit: 0 ok, 1 evaluation failed, 2 usage or input error.\n");
-}
-
-static int parse_uint(const char *opt, const char *v, unsigned lo,
-                      unsigned hi, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = v ? strtoul(v, &end, 10) : 0;
-    if (!v || errno || !*v || *end || v[0] == '-' || x < lo || x > hi) {
-        fprintf(stderr, PROG ": %s needs a whole number from %u to %u%s%s%s\n",
-                opt, lo, hi, v ? " (got '" : "", v ? v : "", v ? "')" : "");
-        return -1;
-    }
-    *out = (unsigned)x;
-    return 0;
-}
-
-/* "--opt VALUE" or "--opt=VALUE": returns the value or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t l = strlen(name);
-    if (!strncmp(argv[*i], name, l) && argv[*i][l] == '=')
-        return argv[*i] + l + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static int is_opt(const char *a, const char *name)
-{
-    size_t l = strlen(name);
-    return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
 }
 
 static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
@@ -186,8 +155,8 @@ int ompf_cmd_evaluate(int argc, char **argv)
             in_refs = 1;
         } else if (!strncmp(a, "--references=", 13)) {
             refs[nrefs++] = a + 13;
-        } else if (is_opt(a, "--bins")) {
-            if (parse_uint("--bins", opt_value(argc, argv, &i, "--bins"), 1,
+        } else if (ompf_cli_is_opt(a, "--bins")) {
+            if (ompf_cli_parse_uint(PROG, "--bins", ompf_cli_opt_value(argc, argv, &i, "--bins"), 1,
                            1000, &o.bins))
                 goto out;
         } else if (!strcmp(a, "--per-type")) {
@@ -198,19 +167,19 @@ int ompf_cmd_evaluate(int argc, char **argv)
             o.allow_partial = 1;
         } else if (!strcmp(a, "--ignore-program")) {
             o.check_program = 0;
-        } else if (is_opt(a, "--csv")) {
-            if (!(csv = opt_value(argc, argv, &i, "--csv"))) {
+        } else if (ompf_cli_is_opt(a, "--csv")) {
+            if (!(csv = ompf_cli_opt_value(argc, argv, &i, "--csv"))) {
                 fprintf(stderr, PROG ": --csv needs a file name\n");
                 goto out;
             }
-        } else if (is_opt(a, "--worst")) {
-            if (parse_uint("--worst", opt_value(argc, argv, &i, "--worst"), 0,
+        } else if (ompf_cli_is_opt(a, "--worst")) {
+            if (ompf_cli_parse_uint(PROG, "--worst", ompf_cli_opt_value(argc, argv, &i, "--worst"), 0,
                            100000, &worst))
                 goto out;
-        } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+        } else if (ompf_cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
             const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
-                                        : opt_value(argc, argv, &i, "--jobs");
-            if (parse_uint("--jobs", v, 1, 1024, &o.threads))
+                                        : ompf_cli_opt_value(argc, argv, &i, "--jobs");
+            if (ompf_cli_parse_uint(PROG, "--jobs", v, 1, 1024, &o.threads))
                 goto out;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
@@ -64,37 +65,6 @@ typedef struct {
     char **errors;
     ompf_report_target_t *rt;
 } group_t;
-
-static int parse_uint(const char *opt, const char *v, unsigned lo,
-                      unsigned hi, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = v ? strtoul(v, &end, 10) : 0;
-    if (!v || errno || !*v || *end || v[0] == '-' || x < lo || x > hi) {
-        fprintf(stderr, PROG ": %s needs a whole number from %u to %u\n", opt,
-                lo, hi);
-        return -1;
-    }
-    *out = (unsigned)x;
-    return 0;
-}
-
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t l = strlen(name);
-    if (!strncmp(argv[*i], name, l) && argv[*i][l] == '=')
-        return argv[*i] + l + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static int is_opt(const char *a, const char *name)
-{
-    size_t l = strlen(name);
-    return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
-}
 
 static char *dupstr(const char *s)
 {
@@ -182,8 +152,8 @@ int ompf_cmd_report(int argc, char **argv)
             mode = 1;
         } else if (!strcmp(a, "-t") || !strcmp(a, "--targets")) {
             mode = 2;
-        } else if (is_opt(a, "--group")) {
-            const char *v = opt_value(argc, argv, &i, "--group");
+        } else if (ompf_cli_is_opt(a, "--group")) {
+            const char *v = ompf_cli_opt_value(argc, argv, &i, "--group");
             if (!v) {
                 fprintf(stderr, PROG ": --group needs a name\n");
                 goto done;
@@ -194,27 +164,27 @@ int ompf_cmd_report(int argc, char **argv)
                 fprintf(stderr, PROG ": out of memory\n");
                 goto done;
             }
-        } else if (is_opt(a, "--output") || !strcmp(a, "-o")) {
+        } else if (ompf_cli_is_opt(a, "--output") || !strcmp(a, "-o")) {
             out = a[1] == 'o' ? (i + 1 < argc ? argv[++i] : NULL)
-                              : opt_value(argc, argv, &i, "--output");
+                              : ompf_cli_opt_value(argc, argv, &i, "--output");
             if (!out) {
                 fprintf(stderr, PROG ": -o needs a file name\n");
                 goto done;
             }
-        } else if (is_opt(a, "--title")) {
-            if (!(title = opt_value(argc, argv, &i, "--title"))) {
+        } else if (ompf_cli_is_opt(a, "--title")) {
+            if (!(title = ompf_cli_opt_value(argc, argv, &i, "--title"))) {
                 fprintf(stderr, PROG ": --title needs a text\n");
                 goto done;
             }
-        } else if (is_opt(a, "--pair")) {
-            pair = opt_value(argc, argv, &i, "--pair");
+        } else if (ompf_cli_is_opt(a, "--pair")) {
+            pair = ompf_cli_opt_value(argc, argv, &i, "--pair");
             if (!pair || !strchr(pair, ',')) {
                 fprintf(stderr, PROG ": --pair needs two event names as "
                                 "A,B\n");
                 goto done;
             }
-        } else if (is_opt(a, "--bins")) {
-            if (parse_uint("--bins", opt_value(argc, argv, &i, "--bins"), 1,
+        } else if (ompf_cli_is_opt(a, "--bins")) {
+            if (ompf_cli_parse_uint(PROG, "--bins", ompf_cli_opt_value(argc, argv, &i, "--bins"), 1,
                            1000, &o.bins))
                 goto done;
         } else if (!strcmp(a, "--per-type")) {
@@ -225,10 +195,10 @@ int ompf_cmd_report(int argc, char **argv)
             o.allow_partial = 1;
         } else if (!strcmp(a, "--ignore-program")) {
             o.check_program = 0;
-        } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+        } else if (ompf_cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
             const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
-                                        : opt_value(argc, argv, &i, "--jobs");
-            if (parse_uint("--jobs", v, 1, 1024, &o.threads))
+                                        : ompf_cli_opt_value(argc, argv, &i, "--jobs");
+            if (ompf_cli_parse_uint(PROG, "--jobs", v, 1, 1024, &o.threads))
                 goto done;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;

@@ -15,19 +15,5 @@ PKGS=(
   slurm-client     # sbatch, squeue, scancel, sinfo, scontrol
 )
 
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "slurm-setup.sh: packages missing (${missing[*]}) and not running as root; run: sudo $0" >&2
-    exit 1
-  fi
-  echo "slurm-setup.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$(dirname "$0")/install-packages.sh" slurm-setup.sh "${PKGS[@]}"
 echo "slurm-setup.sh: $(slurmctld -V), $(munged -V | cut -d' ' -f1) present"
