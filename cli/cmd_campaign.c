@@ -686,6 +686,15 @@ int ompf_cmd_campaign(int argc, char **argv)
         custom++;
     if (custom && !custom[0])
         custom = NULL;
+    if (custom) {
+        /* Bad input leaves nothing behind: check before creating DIR. */
+        char found[PATH_MAX];
+        if (ompf_find_program(custom[0], found, sizeof found)) {
+            fprintf(stderr, PROG ": program '%s' not found or not executable; "
+                            "give its path after --\n", custom[0]);
+            return 2;
+        }
+    }
     if (custom && benches) {
         fprintf(stderr, PROG ": give either --benchmarks or -- PROGRAM, not both\n");
         return 2;

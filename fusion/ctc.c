@@ -73,11 +73,8 @@ int fz_ctc(fz_ctx_t *c)
             const fz_run_t *R = &c->runs[r];
             rc = chrono(c, R, t, key, lists[r], R->tstart[t + 1] - R->tstart[t]);
         }
-        for (size_t j = 0; j < m && !rc; j++) {
-            for (size_t r = 0; r < n; r++)
-                tuple[r] = lists[r][j];
-            rc = fz_tuples_push(&c->res, n, tuple);
-        }
+        if (!rc)
+            rc = fz_tuples_push_positional(&c->res, n, lists, m, tuple);
         c->rep->types[t].fused = rc ? 0 : m;
     }
 out:

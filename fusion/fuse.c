@@ -78,6 +78,19 @@ int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple)
     return 0;
 }
 
+int fz_tuples_push_positional(fz_tuples_t *t, size_t n_runs,
+                              uint32_t *const *lists, size_t m,
+                              uint32_t *tuple)
+{
+    int rc = 0;
+    for (size_t j = 0; j < m && !rc; j++) {
+        for (size_t r = 0; r < n_runs; r++)
+            tuple[r] = lists[r][j];
+        rc = fz_tuples_push(t, n_runs, tuple);
+    }
+    return rc;
+}
+
 /* ---- report ------------------------------------------------------------- */
 
 static void free_strv(char **v, size_t n)

@@ -89,6 +89,11 @@ int fz_bc(fz_ctx_t *c, int labeled);
 
 /* Shared helpers (fuse.c). */
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
+/* Pairs the j-th XU of every run's list with each other, j < m (CTC and
+ * random differ only in how they order the lists); tuple: n_runs scratch. */
+int fz_tuples_push_positional(fz_tuples_t *t, size_t n_runs,
+                              uint32_t *const *lists, size_t m,
+                              uint32_t *tuple);
 int fz_note(ompf_fuse_report_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *fz_strdup(const char *s);

@@ -40,11 +40,8 @@ int fz_random(fz_ctx_t *c)
                 lists[r][q] = tmp;
             }
         }
-        for (size_t j = 0; j < m && !rc; j++) {
-            for (size_t r = 0; r < n; r++)
-                tuple[r] = lists[r][j];
-            rc = fz_tuples_push(&c->res, n, tuple);
-        }
+        if (!rc)
+            rc = fz_tuples_push_positional(&c->res, n, lists, m, tuple);
         c->rep->types[t].fused = rc ? 0 : m;
     }
 out:

@@ -273,6 +273,12 @@ def test_cli(tmp):
     check(runs == 2 + 12 + 2 + 3, f"runs started: {runs}")
     r = subprocess.run(cmd, env=env(FAKE_LOG=log), capture_output=True, text=True)
     check(r.returncode == 0, f"second campaign exit {r.returncode}")
+    # a program that does not exist: exit 2, and no output directory made
+    bad = os.path.join(tmp, "never")
+    r = subprocess.run([OMPFUSE, "campaign", "--out", bad, "--", "/nonexistent/prog"],
+                       env=env(), capture_output=True, text=True)
+    check(r.returncode == 2 and "not found" in r.stderr and not os.path.exists(bad),
+          f"missing program: exit {r.returncode}, {r.stderr}")
     runs2 = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
     check(runs2 == runs, f"second campaign ran {runs2 - runs} runs again")
 

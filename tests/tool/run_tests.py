@@ -277,6 +277,17 @@ def t_knapsack():
     print("knapsack (shared bound): %s XUs per run, %d labels common to all"
           % ([len(p.xus) for p in sets], len(common)))
     check(len(common) > 0, "no common labels between non-deterministic runs")
+    # at its default size the shared bound makes the task set itself depend
+    # on timing (issue #8): the XU count must differ between runs
+    counts = []
+    for i in range(5):
+        o = out("knap-default-%d" % i)
+        r = run(b, [], o, threads=4)
+        check(r.returncode == 0, "knapsack rc=%d" % r.returncode)
+        counts.append(len(Profile(o).xus))
+    print("knapsack (shared bound, default size): XUs per run %s" % counts)
+    check(len(set(counts)) > 1, "knapsack's usual mode gave the same XU "
+          "count in 5 runs: %s" % counts)
 
 
 def conservation_of(p, name):
