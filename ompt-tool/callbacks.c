@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tool.h"
@@ -505,10 +506,41 @@ static void tl_chunk(ft_thread_t *t, ft_task_t *x,
     x->ctx[0].rank = 0;
 }
 
+/* Waits (bounded) for the creating thread to store the chunk of a task
+ * that a thief ran, and completed, before libomp stored it.  The task is
+ * alive until this callback returns, and the creator stores the chunk a few
+ * instructions after queueing the task unless it is preempted; 50 ms
+ * covers preemptions on an oversubscribed machine and bounds the cost
+ * where the store never comes (a runtime that stores nothing). */
+static uint64_t tl_wait_chunk(const ompt_dispatch_chunk_t *ch)
+{
+    uint64_t it = __atomic_load_n(&ch->iterations, __ATOMIC_ACQUIRE);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned spin = 0; it == 0; spin++) {
+        if (spin < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((now.tv_sec - t0.tv_sec) * 1000000000L +
+                    (now.tv_nsec - t0.tv_nsec) > 50000000L)
+                break;
+            sched_yield();
+        }
+        it = __atomic_load_n(&ch->iterations, __ATOMIC_ACQUIRE);
+    }
+    return it;
+}
+
 /* A taskloop task completed without a dispatch and without creating
  * taskloop tasks: a chunk whose dispatch libomp skipped (it stores the
- * chunk after queueing the task, so a thief can start it first).  By now
- * the chunk is stored: read it where the dispatches said it lives. */
+ * chunk after queueing the task, so a thief can start it first, and even
+ * finish it first).  Read the chunk where the dispatches said it lives;
+ * if a thief ran it, wait for the creator to store it.  Run by its creator,
+ * the task was executed inside its own queueing call (a serialized team):
+ * nothing is stored until we return, so there is nothing to wait for. */
 static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
                                ompt_data_t *task_data)
 {
@@ -516,7 +548,13 @@ static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
     if (off > 0) {
         const ompt_dispatch_chunk_t *ch =
             (const ompt_dispatch_chunk_t *)((const char *)task_data + off);
-        if (ch->iterations > 0) {
+        uint64_t it = __atomic_load_n(&ch->iterations, __ATOMIC_ACQUIRE);
+        if (it == 0 && x->owner != t) {
+            it = tl_wait_chunk(ch);
+            if (it)
+                t->tl_waited++;
+        }
+        if (it > 0) {
             TRACE("T%u taskloop chunk %llu recovered without dispatch\n",
                   t->index, (unsigned long long)ch->start);
             tl_chunk(t, x, ch);

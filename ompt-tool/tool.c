@@ -477,13 +477,17 @@ static void tool_finalize(ompt_data_t *tool_data)
     if (ft_g.writer2)
         ompf_wstream_create(ft_g.writer2, 0, &fs2);
     int mux = 0;
-    uint64_t recovered = 0;
-    for (ft_thread_t *t = all; t; t = t->next_all)
+    uint64_t recovered = 0, waited = 0;
+    for (ft_thread_t *t = all; t; t = t->next_all) {
         recovered += t->tl_recovered;
+        waited += t->tl_waited;
+    }
     if (recovered)
         ft_verbose("%llu taskloop chunk(s) ran without a dispatch event; "
-                   "their iteration ranges were read from the runtime",
-                   (unsigned long long)recovered);
+                   "their iteration ranges were read from the runtime "
+                   "(%llu after waiting for the creating thread to store "
+                   "them)",
+                   (unsigned long long)recovered, (unsigned long long)waited);
     for (ft_thread_t *t = all; t; t = t->next_all) {
         if (t == self && !t->ended && ft_g.hem) {
             ft_hem_boundary(t);

@@ -105,6 +105,8 @@ typedef struct ft_thread {
     int mux;                /* multiplexing seen on this thread */
     int read_failed;
     uint64_t tl_recovered;  /* taskloop chunks without dispatch event */
+    uint64_t tl_waited;     /* of those, run and finished by a thief before
+                               the creator stored their chunk */
     struct ft_thread *next_all;
     ompf_cnt_sample_t sample;
     uint64_t have;          /* bit i: event i opened in this thread */
