@@ -52,6 +52,14 @@ typedef struct ompf_campaign_opts {
     const char *const *env; /* extra "KEY=VALUE" for every run (and the
                                plain run), e.g. OMP_SCHEDULE */
     size_t n_env;
+    /* Slurm launcher (ompf_campaign_execute_slurm) */
+    const char *partition;     /* sbatch -p; NULL: the cluster's default */
+    unsigned max_parallel;     /* array throttle %K; 0: no limit */
+    const char *const *sbatch_args; /* passed to every sbatch */
+    size_t n_sbatch_args;
+    double poll_s;             /* squeue interval while waiting (default 2) */
+    int no_wait;               /* submit and return */
+    int cancel;                /* scancel what is queued, then collect */
 } ompf_campaign_opts_t;
 
 void ompf_campaign_opts_init(ompf_campaign_opts_t *o);
@@ -69,6 +77,7 @@ typedef struct ompf_campaign_run {
     int signal;        /* terminating signal, 0 if none */
     double seconds;
     int resumed;       /* a valid profile from an earlier attempt was kept */
+    char node[64];     /* the host it ran on (Slurm launcher; "" locally) */
     char note[512];    /* why it failed, stderr tail, ... */
 } ompf_campaign_run_t;
 
@@ -86,6 +95,31 @@ void ompf_campaign_destroy(ompf_campaign_t *c);
  * fails without the tool, the tool is missing: err says why), OMPF_EPERM
  * when interrupted by SIGINT/SIGTERM (the manifest is written). */
 int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err);
+
+/* The Slurm launcher (docs/cluster.md): collects what earlier submissions
+ * of this campaign (DIR/slurm/) finished, then submits every run that is
+ * neither complete nor still queued as one job array (`sbatch --array`,
+ * one --exclusive node per run; the plain run first, as its own job the
+ * array depends on) and, unless opts.no_wait, waits with progress.  The
+ * array tasks run `ompfuse run --slurm-task I --resume DIR`, i.e.
+ * ompf_campaign_slurm_task().  Same return codes as execute; OMPF_EIO also
+ * when a submitted run never started or was cancelled. */
+int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *ompfuse_exe,
+                                ompf_error_t *err);
+/* Inside array task I (1..runs; 0 = the plain run without the tool):
+ * executes exactly that run with the local launcher's code and leaves
+ * DIR/slurm/tasks/I.start and I.done.  0 when the run is ok. */
+int ompf_campaign_slurm_task(ompf_campaign_t *c, size_t index,
+                             ompf_error_t *err);
+
+/* DIR/run.args: the command that made a campaign, for `--resume DIR`.
+ * save: the working directory and argv[0..argc-1].  load: *cwd and a
+ * NULL-terminated *argv (*argc entries); free both with free_args. */
+int ompf_campaign_save_args(const char *dir, int argc, char *const *argv,
+                            ompf_error_t *err);
+int ompf_campaign_load_args(const char *dir, char **cwd, int *argc,
+                            char ***argv, ompf_error_t *err);
+void ompf_campaign_free_args(char *cwd, char **argv);
 
 size_t ompf_campaign_run_count(const ompf_campaign_t *c);
 const ompf_campaign_run_t *ompf_campaign_run_get(const ompf_campaign_t *c,

@@ -43,7 +43,7 @@ def manifest(d):
         for l in f:
             if l.startswith("#"):
                 continue
-            idx, role, rep, ev, status, ex, secs, prof = l.rstrip("\n").split("\t")
+            idx, role, rep, ev, status, ex, secs, prof = l.rstrip("\n").split("\t")[:8]
             rows.append(dict(index=int(idx), role=role, repeat=int(rep), events=ev,
                              status=status, exit=ex, seconds=float(secs), profile=prof))
     return rows

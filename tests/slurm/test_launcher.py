@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""The Slurm launcher, `ompfuse run --launcher slurm`, on a private
+single-node cluster (cluster.py).
+
+  same    the real tool and cg: the Slurm campaign's manifest (index, role,
+          repeat, events, status, profile) equals the local launcher's, every
+          profile has the same label multiset and role as its local twin, the
+          manifest and progress name the node, jobs.tsv lists the plain-run
+          job and the array
+  resume  fakeprog (logs every start and end): --no-wait returns at once; with
+          run 2 running, scancel it and the pending runs 5 and 6; then
+          `ompfuse run --resume DIR` resubmits exactly those three, waits,
+          and every run has ended exactly once (2 started twice), the plain
+          run ran once
+  plain   the program fails without the tool: exit 2 naming the failure, no
+          planned run started, nothing of the campaign left in the queue
+  cancel  --no-wait, then `--resume DIR --cancel` while run 1 runs: exit 1,
+          run 1 interrupted, the others pending, the queue empty
+
+usage: test_launcher.py PART OMPFUSE TOOL CG FAKEPROG   (exit 77: no Slurm)
+"""
+import collections
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster  # noqa: E402
+
+PART = sys.argv[1]
+OMPFUSE, TOOL, CG, FAKE = (os.path.abspath(a) for a in sys.argv[2:6])
+failures = []
+
+PLAN4 = """# slots: 2
+lgl 1 perf::TASK-CLOCK,perf::CPU-CLOCK
+lgl 1 perf::PAGE-FAULTS,perf::MINOR-FAULTS
+reference 2 perf::TASK-CLOCK,perf::PAGE-FAULTS
+"""
+PLAN6 = """# slots: 2
+lgl 1 perf::TASK-CLOCK
+lgl 1 perf::CPU-CLOCK
+reference 4 perf::TASK-CLOCK,perf::CPU-CLOCK
+"""
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def manifest(d):
+    rows = []
+    for l in open(os.path.join(d, "manifest.tsv")):
+        if not l.startswith("#"):
+            f = l.rstrip("\n").split("\t")
+            rows.append(dict(index=int(f[0]), role=f[1], repeat=int(f[2]), events=f[3],
+                             status=f[4], exit=f[5], profile=f[7], node=f[8]))
+    return rows
+
+
+def labels(path):
+    r = subprocess.run([OMPFUSE, "export", "--csv", "--no-resolve", path],
+                       capture_output=True, text=True, timeout=60)
+    return collections.Counter(row["label"] for row in csv.DictReader(io.StringIO(r.stdout)))
+
+
+def meta(path):
+    s = subprocess.run([OMPFUSE, "show", path], capture_output=True, text=True,
+                       timeout=30).stdout
+    m = {}
+    for l in s.splitlines():
+        p = l.split(None, 1)
+        if len(p) == 2:
+            m.setdefault(p[0], p[1].strip())
+    return m
+
+
+def ompfuse_run(env, args, timeout=180):
+    t0 = time.time()
+    r = subprocess.run([OMPFUSE, "run"] + args, env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    print("     $ ompfuse run %s  -> %d in %.1f s" % (" ".join(args), r.returncode,
+                                                     time.time() - t0), flush=True)
+    for l in r.stderr.splitlines():
+        print("     | " + l)
+    return r
+
+
+def jobs(d):
+    return [l.split("\t") for l in open(os.path.join(d, "slurm", "jobs.tsv")).read().splitlines()]
+
+
+def part_same(c, tmp):
+    plan = os.path.join(tmp, "p4.plan")
+    open(plan, "w").write(PLAN4)
+    env = dict(c.env, OMP_NUM_THREADS="2", OMPFUSE_TOOL=TOOL)
+    env.pop("OMPFUSE_PMU_SLOTS", None)
+    local, sl = os.path.join(tmp, "local"), os.path.join(tmp, "sl")
+    r = ompfuse_run(env, ["--plan", plan, "--out", local, "--", CG, "S"])
+    check(r.returncode == 0, "local launcher: all runs ok")
+    r = ompfuse_run(env, ["--launcher", "slurm", "--poll", "0.3", "--plan", plan,
+                          "--out", sl, "--", CG, "S"])
+    check(r.returncode == 0, "slurm launcher: exit 0")
+    check("submitted job array" in r.stderr and "on %s" % c.hostname in r.stderr,
+          "progress names the array and the node")
+    lrows, srows = manifest(local), manifest(sl)
+    key = lambda x: (x["index"], x["role"], x["repeat"], x["events"], x["status"], x["profile"])
+    check([key(x) for x in srows] == [key(x) for x in lrows],
+          "same manifest rows (index, role, repeat, events, status, profile) as local: %s"
+          % [key(x) for x in srows])
+    check(all(x["node"] == c.hostname for x in srows),
+          "the manifest names the node of every run: %s" % [x["node"] for x in srows])
+    for x in lrows:
+        a, b = os.path.join(local, x["profile"]), os.path.join(sl, x["profile"])
+        la, lb = labels(a), labels(b)
+        ma, mb = meta(a), meta(b)
+        check(la == lb and len(la) > 0 and ma.get("role") == mb.get("role") == x["role"],
+              "%s: same %d labels and role %s as the local run" % (x["profile"], sum(la.values()),
+                                                                  mb.get("role")))
+        check(mb.get("hostname") == c.hostname and mb.get("cpu_model") and mb.get("kernel"),
+              "%s records node, CPU model and kernel" % x["profile"])
+    j = jobs(sl)
+    check([x[1] for x in j] == ["plain", "array"] and j[1][2] == "1-4",
+          "jobs.tsv: the plain run, then one array of indices 1-4: %s" % j)
+    # nothing left to do: a resume submits nothing and exits 0
+    r = ompfuse_run(env, ["--resume", sl])
+    check(r.returncode == 0 and "4 already complete (kept), 0 to run" in r.stderr
+          and len(jobs(sl)) == 2, "resume of a complete campaign submits nothing")
+
+
+def task_of(d):
+    arr = [x for x in jobs(d) if x[1] == "array"]
+    return arr[-1][0]
+
+
+def part_resume(c, tmp):
+    plan = os.path.join(tmp, "p6.plan")
+    open(plan, "w").write(PLAN6)
+    log = os.path.join(tmp, "fake.log")
+    d = os.path.join(tmp, "res")
+    env = dict(c.env, FAKE_LOG=log, FAKE_SLEEP_MS="1500", OMPFUSE_TOOL=TOOL)
+    t0 = time.time()
+    r = ompfuse_run(env, ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
+                          "--", FAKE, "x"])
+    check(r.returncode == 0 and "not waiting" in r.stderr and time.time() - t0 < 15,
+          "--no-wait submits and returns (%.1f s)" % (time.time() - t0))
+    check(all(x["status"] == "pending" for x in manifest(d)), "manifest: all pending")
+    job = task_of(d)
+    start2 = os.path.join(d, "slurm", "tasks", "2.start")
+    t0 = time.time()
+    while not os.path.exists(start2):
+        if time.time() - t0 > 60:
+            raise cluster.ClusterError("run 2 never started:\n" + c.run(["squeue", "-r"]).stdout)
+        time.sleep(0.05)
+    time.sleep(0.3)
+    q = c.run(["squeue", "-h", "-r", "-j", job, "-o", "%K %T"]).stdout
+    st = dict(l.split() for l in q.splitlines())
+    check(st.get("2") == "RUNNING" and all(st.get(str(i)) == "PENDING" for i in (3, 4, 5, 6)),
+          "midway: run 2 running, 3-6 queued: %s" % st)
+    c.run(["scancel", "%s_2" % job, "%s_5" % job, "%s_6" % job])
+    time.sleep(0.5)
+    r = ompfuse_run(env, ["--resume", d, "--poll", "0.3"])
+    check(r.returncode == 0, "resume: exit 0")
+    rows = manifest(d)
+    check(all(x["status"] == "ok" for x in rows),
+          "every run ok: %s" % [(x["index"], x["status"]) for x in rows])
+    resub = [x for x in jobs(d) if x[1] == "array"]
+    check(len(resub) == 2 and resub[1][2] in ("2,5-6",),
+          "resume resubmitted exactly the killed run and the cancelled queued ones: %s"
+          % [x[2] for x in resub])
+    starts, ends = collections.Counter(), collections.Counter()
+    for l in open(log):
+        what, name = l.split()[:2]
+        (starts if what == "start" else ends)[name] += 1
+    names = ["lgl-1-r1", "lgl-2-r1"] + ["reference-3-r%d" % k for k in range(1, 5)]
+    check(all(ends[n] == 1 for n in names),
+          "every run ended exactly once (none lost, none twice): %s" % dict(ends))
+    check(starts["lgl-2-r1"] == 2 and all(starts[n] == 1 for n in names if n != "lgl-2-r1"),
+          "run 2 started twice (killed, then resubmitted), the others once: %s" % dict(starts))
+    check(starts["plain"] == 1, "the plain run ran once: %d" % starts["plain"])
+
+
+def part_plain(c, tmp):
+    plan = os.path.join(tmp, "p6.plan")
+    open(plan, "w").write(PLAN6)
+    log = os.path.join(tmp, "fakep.log")
+    d = os.path.join(tmp, "plainfail")
+    env = dict(c.env, FAKE_LOG=log, FAKE_PLAIN_FAIL="1", OMPFUSE_TOOL=TOOL)
+    r = ompfuse_run(env, ["--launcher", "slurm", "--poll", "0.3", "--plan", plan, "--out", d,
+                          "--", FAKE, "x"])
+    check(r.returncode == 2 and "without the tool" in r.stderr,
+          "a program failing without the tool: exit 2 with the reason")
+    started = [l.split()[1] for l in open(log) if l.startswith("start")] \
+        if os.path.exists(log) else []
+    check(started == ["plain"], "only the plain run started: %s" % started)
+    t0 = time.time()
+    while True:  # cancelled pending jobs leave the queue within a moment
+        q = c.run(["squeue", "-h", "-r", "-o", "%j %K %T"]).stdout
+        if "ompfuse-" not in q or time.time() - t0 > 10:
+            break
+        time.sleep(0.2)
+    check("ompfuse-" not in q, "nothing of the campaign left in the queue: %r" % q)
+    rows = manifest(d)
+    check(all(x["status"] == "pending" for x in rows) and len(rows) == 6,
+          "the manifest lists the 6 runs as pending: %s" % [x["status"] for x in rows])
+
+
+def part_cancel(c, tmp):
+    plan = os.path.join(tmp, "p6.plan")
+    open(plan, "w").write(PLAN6)
+    log = os.path.join(tmp, "fakec.log")
+    d = os.path.join(tmp, "cancel")
+    env = dict(c.env, FAKE_LOG=log, FAKE_SLEEP_MS="3000", OMPFUSE_TOOL=TOOL)
+    r = ompfuse_run(env, ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
+                          "--", FAKE, "x"])
+    check(r.returncode == 0, "--no-wait: exit 0")
+    start1 = os.path.join(d, "slurm", "tasks", "1.start")
+    t0 = time.time()
+    while not os.path.exists(start1) and time.time() - t0 < 60:
+        time.sleep(0.05)
+    r = ompfuse_run(env, ["--resume", d, "--cancel"])
+    rows = manifest(d)
+    st = [x["status"] for x in rows]
+    check(r.returncode == 1 and st == ["interrupted"] + ["pending"] * 5,
+          "--cancel: exit 1, run 1 interrupted, the queued ones pending: %s" % st)
+    q = c.run(["squeue", "-h", "-r", "-o", "%j"]).stdout
+    check("ompfuse-" not in q, "--cancel left nothing in the queue: %r" % q)
+    check("interrupted" in r.stderr and "--resume" in r.stderr,
+          "the interrupted run's note says how to run it again")
+
+
+def main():
+    ok, why = cluster.available()
+    if not ok:
+        print("SKIP slurm_launcher_%s: %s" % (PART, why), flush=True)
+        return 77
+    tmp = tempfile.mkdtemp(prefix="ompf-sl-", dir="/tmp")
+    os.chmod(tmp, 0o755)
+    t_all = time.time()
+    c = cluster.Cluster(os.path.join(tmp, "c"))
+    try:
+        c.start()
+        {"same": part_same, "resume": part_resume, "plain": part_plain,
+         "cancel": part_cancel}[PART](c, tmp)
+    except (cluster.ClusterError, subprocess.TimeoutExpired) as e:
+        check(False, "cluster error: %s" % e)
+    finally:
+        killed = c.stop()
+        check(not killed and not c.strays(), "cluster stopped, nothing left: %s" % killed)
+    if failures:
+        print("files kept in %s" % tmp)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%s in %.1f s" % ("FAILED (%d)" % len(failures) if failures else "passed",
+                            time.time() - t_all))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
