@@ -215,7 +215,7 @@ static void save_command(const cli_t *c, const ompf_plan_t *plan, int argc,
 {
     ompf_error_t err;
     memset(&err, 0, sizeof err);
-    char snap[PATH_MAX], opt[PATH_MAX + 16];
+    char snap[PATH_MAX + 16], opt[PATH_MAX + 32];
     char dir[PATH_MAX];
     if (!realpath(c->o.out_dir, dir))
         snprintf(dir, sizeof dir, "%s", c->o.out_dir);
