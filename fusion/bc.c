@@ -174,16 +174,6 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn,
     return dmax;
 }
 
-static int cmp_key_only(const void *a, const void *b)
-{
-    const fz_key_t *x = a, *y = b;
-    if (x->k1 != y->k1)
-        return x->k1 < y->k1 ? -1 : 1;
-    if (x->k2 != y->k2)
-        return x->k2 < y->k2 ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 /* Pairs, inside one cell (records a..b-1 of stride w), prev and cur
  * members in order-key order. */
 static void pair_cell(bc_prob_t *pb, uint64_t *rec, size_t w, size_t a,
@@ -206,9 +196,9 @@ static void pair_cell(bc_prob_t *pb, uint64_t *rec, size_t w, size_t a,
     if (!m)
         return;
     if (np > 1)
-        qsort(tp, np, sizeof *tp, cmp_key_only);
+        fz_sort_keys(tp, np);
     if (nc > 1)
-        qsort(tc, nc, sizeof *tc, cmp_key_only);
+        fz_sort_keys(tc, nc);
     for (size_t j = 0; j < m; j++) {
         uint64_t *p = &rec[(size_t)tp[j].idx * w + k];
         uint64_t *q = &rec[(size_t)tc[j].idx * w + k];

@@ -135,6 +135,9 @@ typedef struct fz_key {
     uint32_t idx;
 } fz_key_t;
 void fz_sort_keys(fz_key_t *k, size_t n);
+/* The fewest XUs of type t in any run: how many fused XUs a positional
+ * pairing (CTC, random) makes of that type. */
+size_t fz_type_min(const fz_ctx_t *c, size_t t);
 int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */

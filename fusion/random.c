@@ -14,12 +14,7 @@ int fz_random(fz_ctx_t *c)
         goto out;
     }
     for (size_t t = 0; t < c->n_types && !rc; t++) {
-        size_t m = SIZE_MAX;
-        for (size_t r = 0; r < n; r++) {
-            size_t cnt = c->runs[r].tstart[t + 1] - c->runs[r].tstart[t];
-            if (cnt < m)
-                m = cnt;
-        }
+        size_t m = fz_type_min(c, t);
         if (m == 0)
             continue;
         for (size_t r = 0; r < n; r++) {

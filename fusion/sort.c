@@ -1,6 +1,7 @@
 /* Sorting helpers of the strategies: qsort of two-key records, and a stable
  * LSD radix sort of 64-bit keys with an optional 32-bit payload (16-bit
  * digits; passes whose digit is the same for all keys are skipped). */
+#include <stdint.h>
 #include <string.h>
 
 #include "fz.h"
@@ -19,6 +20,17 @@ void fz_sort_keys(fz_key_t *k, size_t n)
 {
     if (n > 1)
         qsort(k, n, sizeof *k, cmp_key);
+}
+
+size_t fz_type_min(const fz_ctx_t *c, size_t t)
+{
+    size_t m = SIZE_MAX;
+    for (size_t r = 0; r < c->n; r++) {
+        size_t cnt = c->runs[r].tstart[t + 1] - c->runs[r].tstart[t];
+        if (cnt < m)
+            m = cnt;
+    }
+    return c->n ? m : 0;
 }
 
 /* Small lists: a 65536-bucket pass would cost more than the sort itself;

@@ -147,16 +147,6 @@ static int set_param(ompf_sim_model_t *m, const char *key, const char *value,
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
-
 /* Applies key = value lines of text to m. */
 static int apply_text(ompf_sim_model_t *m, const char *text, const char *origin,
                       ompf_error_t *err)
@@ -174,7 +164,7 @@ static int apply_text(ompf_sim_model_t *m, const char *text, const char *origin,
         char *hash = strchr(ln, '#');
         if (hash)
             *hash = '\0';
-        char *s = trim(ln);
+        char *s = sim_trim(ln);
         if (!*s)
             continue;
         char *eq = strchr(s, '=');
@@ -184,7 +174,7 @@ static int apply_text(ompf_sim_model_t *m, const char *text, const char *origin,
             break;
         }
         *eq = '\0';
-        rc = set_param(m, trim(s), trim(eq + 1), origin, line, err);
+        rc = set_param(m, sim_trim(s), sim_trim(eq + 1), origin, line, err);
     }
     free(copy);
     return rc;
@@ -249,44 +239,10 @@ int ompf_sim_model_load(const char *spec, ompf_sim_model_t **out, ompf_error_t *
                               "%s: no such built-in model (choose builtin:zero, builtin:low or builtin:high)",
                               spec);
     }
-    FILE *f = fopen(spec, "rb");
-    if (!f)
-        return ompf_error_set(err, OMPF_EIO, "%s: cannot open model file: %s", spec,
-                              strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    int rc = 0;
-    while (buf) {
-        if (len + 1 >= cap) {
-            char *nb = cap > (1u << 24) ? NULL : realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (!buf)
-        rc = ompf_error_set(err, OMPF_ENOMEM, "%s: model file too large or out of memory", spec);
-    else if (ferror(f))
-        rc = ompf_error_set(err, OMPF_EIO, "%s: cannot read model file", spec);
-    fclose(f);
-    if (rc) {
-        free(buf);
+    char *buf;
+    int rc = sim_read_text(spec, "model file", 1u << 24, &buf, err);
+    if (rc)
         return rc;
-    }
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
-        free(buf);
-        return ompf_error_set(err, OMPF_EFORMAT,
-                              "%s: not a model file (binary data); give key = value lines", spec);
-    }
     rc = ompf_sim_model_parse(buf, spec, out, err);
     free(buf);
     return rc;

@@ -89,16 +89,6 @@ static int auto_add(ompf_sim_plan_t *p, int role, uint32_t repeat, const uint32_
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
-
 static int parse_line(ompf_sim_plan_t *p, char *s, const char *group, const ompf_sim_model_t *m,
                       const char *origin, int line, ompf_error_t *err)
 {
@@ -212,9 +202,9 @@ int ompf_sim_plan_parse(const char *text, const char *origin, const ompf_sim_mod
         line++;
         char *hash = strchr(ln, '#');
         if (hash) {
-            char *c = trim(hash + 1);
+            char *c = sim_trim(hash + 1);
             if (!strncmp(c, "group:", 6)) {
-                char *g = trim(c + 6);
+                char *g = sim_trim(c + 6);
                 if (strlen(g) >= sizeof group || strpbrk(g, "/ \t")) {
                     rc = ompf_error_set(err, OMPF_EINVAL,
                                         "%s:%d: group name '%s' must be one word under 32 characters",
@@ -225,7 +215,7 @@ int ompf_sim_plan_parse(const char *text, const char *origin, const ompf_sim_mod
             }
             *hash = '\0';
         }
-        char *s = trim(ln);
+        char *s = sim_trim(ln);
         if (*s)
             rc = parse_line(p, s, group, m, origin, line, err);
     }
@@ -245,39 +235,11 @@ int ompf_sim_plan_load(const char *path, const ompf_sim_model_t *m, ompf_sim_pla
 {
     if (!path)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_sim_plan_load: NULL path");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ompf_error_set(err, OMPF_EIO, "%s: cannot open plan: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len + 1 >= cap) {
-            char *nb = cap >= (1u << 26) ? NULL : realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
-        len += got;
-        if (!got)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        return ompf_error_set(err, OMPF_EIO, "%s: cannot read plan (too large or I/O error)", path);
-    }
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
-        free(buf);
-        return ompf_error_set(err, OMPF_EFORMAT, "%s: not a plan (binary data)", path);
-    }
-    int rc = ompf_sim_plan_parse(buf, path, m, out, err);
+    char *buf;
+    int rc = sim_read_text(path, "plan", 1u << 26, &buf, err);
+    if (rc)
+        return rc;
+    rc = ompf_sim_plan_parse(buf, path, m, out, err);
     free(buf);
     return rc;
 }

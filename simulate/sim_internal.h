@@ -182,4 +182,10 @@ static inline double sim_hem_delta(const sim_reading_t *a, const sim_reading_t *
     return (double)dv * ((double)de / (double)dr);
 }
 
+/* text.c */
+char *sim_trim(char *s);
+/* Reads a whole text file of at most max bytes into *out (free it). */
+int sim_read_text(const char *path, const char *what, size_t max,
+                  char **out, ompf_error_t *err);
+
 #endif
