@@ -277,6 +277,25 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
         ompf_campaign_destroy(c);
         return rc;
     }
+    if (ompf_cmpi_mkdir_p(c->dir) != 0) {
+        rc = ompf_error_set(err, OMPF_EIO,
+                            "cannot create the output directory %s: %s",
+                            c->dir, strerror(errno));
+        ompf_campaign_destroy(c);
+        return rc;
+    }
+    /* absolute from here on: messages stay right after --resume moved to
+     * the campaign's starting directory, and array tasks need no cwd */
+    char real[PATH_MAX];
+    if (realpath(c->dir, real)) {
+        char *abs = strdup(real);
+        if (!abs) {
+            ompf_campaign_destroy(c);
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        }
+        free(c->dir);
+        c->dir = abs;
+    }
     const char *env_slots = getenv("OMPFUSE_PMU_SLOTS");
     c->slots = env_slots && *env_slots ? (unsigned)atoi(env_slots)
                                        : ompf_plan_slots(plan);
@@ -313,13 +332,6 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
                                                             : OMPF_RUN_SKIPPED;
             c->line[k] = pr;
         }
-    }
-    if (ompf_cmpi_mkdir_p(c->dir) != 0) {
-        rc = ompf_error_set(err, OMPF_EIO,
-                            "cannot create the output directory %s: %s",
-                            c->dir, strerror(errno));
-        ompf_campaign_destroy(c);
-        return rc;
     }
     rc = setup_libgomp_route(c, err);
     if (rc) {

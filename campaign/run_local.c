@@ -190,9 +190,9 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
     if (bad) {
         rc = ompf_error_set(err, OMPF_EIO,
                             "%zu of %zu runs failed (see %s/manifest.tsv and "
-                            "the .stderr files there); running the same "
-                            "command again retries them",
-                            bad, pg.total, c->dir);
+                            "the .stderr files there); `ompfuse run --resume "
+                            "%s` (or the same command again) retries them",
+                            bad, pg.total, c->dir, c->dir);
     }
     return rc;
 }
