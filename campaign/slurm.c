@@ -261,7 +261,13 @@ static int sbatch(const ompf_campaign_t *c, const char *script,
                               errb[0] ? errb : "no job id printed",
                               st < 0 ? " (is Slurm installed, sbatch on "
                                        "PATH?)"
-                                     : "");
+                              : c->n >= 1001
+                                  ? " (this campaign has array indices above "
+                                    "1000: clusters refuse indices from their "
+                                    "MaxArraySize on, 1001 by default; split "
+                                    "the plan with --roles, or ask for a "
+                                    "larger MaxArraySize)"
+                                  : "");
     return 0;
 }
 

@@ -13,7 +13,9 @@ single-node cluster (cluster.py).
           and every run has ended exactly once (2 started twice), the plain
           run ran once
   plain   the program fails without the tool: exit 2 naming the failure, no
-          planned run started, nothing of the campaign left in the queue
+          planned run started, nothing of the campaign left in the queue; an
+          array of 1001 runs that sbatch refuses: exit 1 with sbatch's reason
+          and the MaxArraySize hint, the plain-run job cancelled
   cancel  --no-wait, then `--resume DIR --cancel` while run 1 runs: exit 1,
           run 1 interrupted, the others pending, the queue empty
 
@@ -210,6 +212,17 @@ def part_plain(c, tmp):
     rows = manifest(d)
     check(all(x["status"] == "pending" for x in rows) and len(rows) == 6,
           "the manifest lists the 6 runs as pending: %s" % [x["status"] for x in rows])
+    # an array Slurm refuses (indices from MaxArraySize, 1001 by default, on)
+    big = os.path.join(tmp, "big.plan")
+    open(big, "w").write("# slots: 2\nreference 1001 perf::TASK-CLOCK\n")
+    env.pop("FAKE_PLAIN_FAIL")
+    r = ompfuse_run(env, ["--launcher", "slurm", "--plan", big, "--out",
+                          os.path.join(tmp, "big"), "--", FAKE, "x"])
+    check(r.returncode == 1 and "sbatch refused the job" in r.stderr
+          and "MaxArraySize" in r.stderr, "an array sbatch refuses: exit 1, sbatch's reason "
+          "and the MaxArraySize hint")
+    q = c.run(["squeue", "-h", "-r", "-o", "%j"]).stdout
+    check("ompfuse-" not in q, "the plain-run job submitted before was cancelled: %r" % q)
 
 
 def part_cancel(c, tmp):
