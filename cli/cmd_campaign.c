@@ -43,8 +43,17 @@ static const bench_t builtin[] = {
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 
+/* The two pairs of near-identical software events of SPEC §5 (the
+ * situation of the paper's PAPI_L1_DCM / PAPI_L2_DCA), listed so that each
+ * pair is split: the first-fit LGL sets become {TASK-CLOCK, PAGE-FAULTS}
+ * and {CPU-CLOCK, MINOR-FAULTS}, so a fusion must bring the twins of an XU
+ * together from different runs, which EPD checks on the twin pairs (listed
+ * as TASK-CLOCK, CPU-CLOCK, ... the twins shared a run and every pairing,
+ * even the random control, kept them on the diagonal).  HEM rotates its
+ * window over the same order ({TC,PF}, {PF,CC}, {CC,MF}, {MF,TC} on 2
+ * slots), so it too never counts both twins in one window. */
 static const char *const default_events =
-    "perf::TASK-CLOCK,perf::CPU-CLOCK,perf::PAGE-FAULTS,perf::MINOR-FAULTS";
+    "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CPU-CLOCK,perf::MINOR-FAULTS";
 
 /* Targets of the evaluation, in table order. */
 enum { T_CTC, T_LGL, T_BC, T_BCU, T_RANDOM, T_HEM, T_HEMD, T_HEMC, T_HEMDC, N_T };
@@ -66,6 +75,8 @@ typedef struct result {
     int target_ok[N_T];
     char note[512];
     int interrupted; /* Ctrl-C: stop the whole campaign */
+    unsigned long long left_out[N_T]; /* most XUs left out of one pair */
+    unsigned floor_pairs;             /* pairs calibrated at the floor */
 } result_t;
 
 static void usage(FILE *f)
@@ -89,6 +100,8 @@ static void usage(FILE *f)
         "  --quick            2 reference repeats (a faster, rougher campaign)\n"
         "  --jobs N           runs at a time (default 1)\n"
         "  --timeout S        kill a run after S seconds (default 600)\n"
+        "  --summarize DIR    print the EPD table and verdicts of the campaign in DIR\n"
+        "                     (from DIR/epd.tsv) and run nothing\n"
         "  -h, --help         this text\n"
         "\n"
         "With -- PROGRAM ARGS, that program is the only benchmark (OMP_SCHEDULE\n"
@@ -229,6 +242,95 @@ static int execute(const ompf_plan_t *plan, char *const *argv, const settings_t 
     return rc;
 }
 
+/* Run order.  `ompf_plan_build` writes each reference set with its R
+ * repeats on one line, so the repeats of a set run back to back, and the
+ * fusion and HEM runs before or after all of them.  On a shared machine the
+ * load drifts over minutes, and consecutive runs resemble each other more
+ * than runs made at another time: the calibration (median distance between
+ * repeats) then understates the run-to-run variability that every target
+ * run is exposed to, and whichever strategy's runs happened to fall in a
+ * calmer or busier moment wins or loses by that alone.  So the campaign
+ * makes R rounds of the reference sets (one repeat of each set per round)
+ * and puts the fusion and HEM runs between the rounds:
+ *   phase 1: round 1, lgl sets, hem           (round 1 is the BC pilot)
+ *   phase 2: round 2, bc chain, hem-delta, rounds 3..R
+ * Each set is still repeated R times (SPEC §8); only the order changes. */
+static int copy_runs(ompf_plan_t *dst, const ompf_plan_t *src, int role, uint32_t repeat)
+{
+    for (size_t i = 0; i < ompf_plan_count(src); i++) {
+        const ompf_plan_run_t *r = ompf_plan_get(src, i);
+        if (role >= 0 && r->role != role)
+            continue;
+        int rc = ompf_plan_add(dst, r->role, repeat ? repeat : r->repeat,
+                               (const char *const *)r->events, r->n_events,
+                               (const char *const *)r->opts, r->n_opts);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int reference_round(ompf_plan_t *dst, const ompf_plan_t *built, unsigned round,
+                           unsigned repeats)
+{
+    ompf_plan_comment(dst, "group: ref");
+    ompf_plan_comment(dst, "reference round %u of %u: one repeat of every set", round, repeats);
+    return copy_runs(dst, built, OMPF_ROLE_REFERENCE, 1);
+}
+
+static int interleave_phase1(const ompf_plan_t *built, const settings_t *s, ompf_plan_t **out)
+{
+    ompf_plan_t *p;
+    if (ompf_plan_create(&p))
+        return OMPF_ENOMEM;
+    ompf_plan_set_slots(p, s->slots);
+    ompf_plan_comment(p, "ompfuse campaign: %zu events, %u counter slots", s->nevents, s->slots);
+    ompf_plan_comment(p, "line format: <role> <repeat> <events> [key=value ...]");
+    ompf_plan_comment(p, "slots: %u", s->slots);
+    ompf_plan_comment(p, "reference sets run in %u rounds with the fusion and HEM runs between "
+                         "them (see cli/cmd_campaign.c: run order)", s->repeats);
+    int rc = reference_round(p, built, 1, s->repeats);
+    if (rc == 0) {
+        ompf_plan_comment(p, "group: lgl");
+        ompf_plan_comment(p, "disjoint sets (first-fit) for LGL, CTC and random");
+        rc = copy_runs(p, built, OMPF_ROLE_LGL, 0);
+    }
+    if (rc == 0) {
+        ompf_plan_comment(p, "group: hem");
+        rc = copy_runs(p, built, OMPF_ROLE_HEM, 0);
+    }
+    if (rc) {
+        ompf_plan_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+static int interleave_phase2(ompf_plan_t *full, const ompf_plan_t *phase1,
+                             const ompf_plan_t *built, const ompf_plan_t *chain,
+                             const settings_t *s, int by_correlation)
+{
+    int rc = ompf_plan_append(full, phase1);
+    if (rc == 0 && s->repeats >= 2)
+        rc = reference_round(full, built, 2, s->repeats);
+    if (rc == 0) {
+        ompf_plan_comment(full, "group: bc");
+        ompf_plan_comment(full, "a chain: each set shares one event with its predecessors, %s",
+                          by_correlation ? "the one most correlated (|Spearman| over the "
+                                           "reference runs of round 1) with the new events"
+                                         : "default anchor perf::TASK-CLOCK (no reference runs)");
+        rc = copy_runs(full, chain, -1, 0);
+    }
+    if (rc == 0) {
+        ompf_plan_comment(full, "group: hem");
+        rc = copy_runs(full, built, OMPF_ROLE_HEM_DELTA, 0);
+    }
+    for (unsigned r = 3; rc == 0 && r <= s->repeats; r++)
+        rc = reference_round(full, built, r, s->repeats);
+    return rc;
+}
+
 /* One benchmark: plan, run, combine, clean, evaluate. */
 static void do_bench(const char *name, char *const *argv, const char *schedule,
                      const settings_t *s, result_t *res)
@@ -267,13 +369,16 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     po.for_bc = 0;
     po.references = s->repeats;
     po.hem = 1;
-    ompf_plan_t *plan = NULL;
+    ompf_plan_t *built = NULL, *plan = NULL;
     ompf_plan_stats_t st;
     ompf_error_t err;
     memset(&err, 0, sizeof err);
-    if (ompf_plan_build((const char *const *)s->events, s->nevents, &po, &plan, &st, &err)) {
-        snprintf(res->note, sizeof res->note, "planning failed: %.480s", err.msg);
+    if (ompf_plan_build((const char *const *)s->events, s->nevents, &po, &built, &st, &err) ||
+        interleave_phase1(built, s, &plan)) {
+        snprintf(res->note, sizeof res->note, "planning failed: %.480s",
+                 err.msg[0] ? err.msg : "out of memory");
         fprintf(stderr, "%s: %s\n", PROG, res->note);
+        ompf_plan_destroy(built);
         return;
     }
     char path[PATH_MAX + 64];
@@ -288,6 +393,7 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         res->interrupted = rc == OMPF_EPERM;
         ompf_campaign_destroy(c);
         ompf_plan_destroy(plan);
+        ompf_plan_destroy(built);
         return;
     }
 
@@ -308,15 +414,22 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         po.corr = corr;
     for (size_t i = 0; i < npilot; i++)
         ompf_profile_destroy(pilot[i]);
-    ompf_plan_t *full = NULL;
+    ompf_plan_t *full = NULL, *chain = NULL;
     ompf_plan_create(&full);
-    ompf_plan_append(full, plan);
-    ompf_plan_comment(full, "group: bc");
-    ompf_plan_comment(full, "a chain: each set shares one event with its predecessors, %s",
-                      po.corr ? "the one most correlated (|Spearman| over the reference "
-                                "runs) with the new events"
-                              : "default anchor perf::TASK-CLOCK (no reference runs)");
-    rc = ompf_plan_chain(full, (const char *const *)s->events, s->nevents, &po, NULL, &err);
+    ompf_plan_create(&chain);
+    rc = full && chain ? ompf_plan_chain(chain, (const char *const *)s->events, s->nevents,
+                                         &po, NULL, &err)
+                       : OMPF_ENOMEM;
+    if (rc == 0)
+        rc = interleave_phase2(full, plan, built, chain, s, po.corr != NULL);
+    ompf_plan_destroy(chain);
+    if (rc && full) {
+        /* BC cannot be planned: keep phase 1 as it was, report below */
+        ompf_plan_destroy(full);
+        full = NULL;
+        if (ompf_plan_create(&full) == 0)
+            ompf_plan_append(full, plan);
+    }
     free(corr);
     if (rc) {
         fprintf(stderr, "%s: %s: BC planning failed: %s\n", PROG, name, err.msg);
@@ -330,6 +443,7 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
             res->interrupted = 1;
             ompf_campaign_destroy(c);
             ompf_plan_destroy(plan);
+            ompf_plan_destroy(built);
             ompf_plan_destroy(full);
             return;
         }
@@ -337,6 +451,7 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     if (!c) {
         snprintf(res->note, sizeof res->note, "%.500s", err.msg);
         ompf_plan_destroy(plan);
+        ompf_plan_destroy(built);
         ompf_plan_destroy(full);
         return;
     }
@@ -458,8 +573,11 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
             FILE *f = fopen(outp, "r");
             char line[2048];
             while (f && fgets(line, sizeof line, f)) {
-                char nm[128], val[64];
-                if (sscanf(line, "%127s %63s", nm, val) != 2)
+                char nm[128], val[64], pairs[64];
+                unsigned long long lo = 0;
+                unsigned fl = 0;
+                int got = sscanf(line, "%127s %63s %63s %llu %u", nm, val, pairs, &lo, &fl);
+                if (got < 2)
                     continue;
                 for (int t = 0; t < N_T; t++)
                     if (res->target_ok[t] && !strcmp(nm, tname[t])) {
@@ -468,6 +586,11 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
                         if (end != val && !*end) {
                             res->epd[t] = v;
                             res->problem[t][0] = '\0';
+                            if (got == 5) {
+                                res->left_out[t] = lo;
+                                if (fl > res->floor_pairs)
+                                    res->floor_pairs = fl;
+                            }
                         }
                     }
             }
@@ -485,8 +608,104 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     }
     ompf_campaign_destroy(c);
     ompf_plan_destroy(plan);
+    ompf_plan_destroy(built);
     ompf_plan_destroy(full);
     res->seconds = now_s() - t0;
+}
+
+/* ---- verdicts ---------------------------------------------------------
+ * The headline of the experiment: on every benchmark the EPD of LGL and of
+ * BC is below that of every HEM variant (hem, hem-delta and both cleaned
+ * profiles).  Numbers are compared as printed (3 decimals), so a line never
+ * says that 1.844 beats 1.844: equal printed values are a tie, and a tie is
+ * not a win. */
+enum { V_WIN = 1, V_LOSS = 0, V_NONE = -1 };
+
+static double rounded3(double v) { return round(v * 1000.0) / 1000.0; }
+
+/* Writes "NAME: ..." into buf; returns V_WIN, V_LOSS or V_NONE (an EPD
+ * needed for the verdict is missing).  problem[t] (may be NULL) says why a
+ * number is missing. */
+static int verdict_line(const char *name, const double *epd, const char (*problem)[160],
+                        char *buf, size_t len)
+{
+    static const int fus[2] = {T_LGL, T_BC};
+    static const char *const fname[2] = {"LGL", "BC"};
+    int best = -1, nhem = 0;
+    for (int t = T_HEM; t <= T_HEMDC; t++)
+        if (!isnan(epd[t])) {
+            nhem++;
+            if (best < 0 || epd[t] < epd[best])
+                best = t;
+        }
+    size_t k = 0;
+#define ADD(...)                                                                            \
+    do {                                                                                    \
+        int w_ = snprintf(buf + k, k < len ? len - k : 0, __VA_ARGS__);                     \
+        if (w_ > 0)                                                                         \
+            k += (size_t)w_;                                                                \
+    } while (0)
+    ADD("%s: ", name);
+    int missing = 0, wins = 0;
+    for (int i = 0; i < 2; i++)
+        missing |= isnan(epd[fus[i]]);
+    if (best < 0 || missing) {
+        int first = 1;
+        for (int i = 0; i < 2; i++)
+            if (isnan(epd[fus[i]])) {
+                ADD("%s%s has no EPD (%s)", first ? "" : "; ", fname[i],
+                    problem && problem[fus[i]][0] ? problem[fus[i]] : "not produced");
+                first = 0;
+            }
+        if (best < 0)
+            ADD("%sno HEM variant has an EPD", first ? "" : "; ");
+        ADD(": no verdict");
+        return V_NONE;
+    }
+    double h = rounded3(epd[best]);
+    for (int i = 0; i < 2; i++)
+        wins += rounded3(epd[fus[i]]) < h;
+    if (wins == 2) {
+        ADD("LGL %.3f, BC %.3f < best HEM variant %s %.3f: fusion wins", epd[T_LGL], epd[T_BC],
+            tname[best], epd[best]);
+    } else {
+        for (int i = 0; i < 2; i++) {
+            double v = rounded3(epd[fus[i]]);
+            if (i)
+                ADD("; ");
+            if (v < h)
+                ADD("%s %.3f < best HEM variant %s %.3f", fname[i], epd[fus[i]], tname[best],
+                    epd[best]);
+            else if (v == h)
+                ADD("%s ties %s (%.3f vs %.3f), not below it", fname[i], tname[best],
+                    epd[fus[i]], epd[best]);
+            else
+                ADD("%s does NOT beat %s (%.3f vs %.3f)", fname[i], tname[best], epd[fus[i]],
+                    epd[best]);
+        }
+        ADD(": fusion does NOT win here");
+    }
+    if (nhem < T_HEMDC - T_HEM + 1)
+        ADD(" (only %d of %d HEM variants have an EPD)", nhem, T_HEMDC - T_HEM + 1);
+#undef ADD
+    return wins == 2 ? V_WIN : V_LOSS;
+}
+
+/* The random pairing is the control (SPEC §6: what meaningless fusion
+ * scores).  Where it scores about as well as LGL (within 10 %), the
+ * histograms do not see which XU is which: most XUs share one bin (the
+ * bounds are set by a few outliers) and the verdict rests on a handful of
+ * XUs and on noise.  Said next to the verdict, never instead of it. */
+static int power_note(const result_t *r, char *buf, size_t len)
+{
+    if (isnan(r->epd[T_RANDOM]) || isnan(r->epd[T_LGL]) ||
+        !(r->epd[T_RANDOM] < 1.1 * r->epd[T_LGL]))
+        return 0;
+    snprintf(buf, len, "%s: the random-pairing control scores like LGL (%.3f vs %.3f): "
+                       "EPD cannot tell matched from random XUs on this benchmark, so its "
+                       "verdict rests on few XUs and on run-to-run noise",
+             r->name, r->epd[T_RANDOM], r->epd[T_LGL]);
+    return 1;
 }
 
 static void print_table(FILE *f, const result_t *res, size_t n)
@@ -511,38 +730,178 @@ static void print_table(FILE *f, const result_t *res, size_t n)
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "\n");
+    fprintf(f, "\nVerdicts (fusion wins where LGL and BC are below every HEM variant: hem, "
+               "hem-delta, hem-cleaned, hem-delta-cleaned)\n");
+    size_t won = 0;
+    char lost[512] = "";
     for (size_t i = 0; i < n; i++) {
-        double hem_best = INFINITY;
-        int have_hem = 0;
-        for (int t = T_HEM; t <= T_HEMDC; t++)
-            if (!isnan(res[i].epd[t])) {
-                have_hem = 1;
-                if (res[i].epd[t] < hem_best)
-                    hem_best = res[i].epd[t];
-            }
-        fprintf(f, "%-*s", nw, res[i].name);
-        if (res[i].note[0]) {
-            fprintf(f, " not completed: %s\n", res[i].note);
-            continue;
+        char line[1024];
+        int v = V_NONE;
+        if (res[i].note[0])
+            snprintf(line, sizeof line, "%s: not completed: %.500s: no verdict", res[i].name,
+                     res[i].note);
+        else
+            v = verdict_line(res[i].name, res[i].epd, res[i].problem, line, sizeof line);
+        fprintf(f, "%s\n", line);
+        if (v == V_WIN)
+            won++;
+        else {
+            size_t l = strlen(lost);
+            snprintf(lost + l, sizeof lost - l, "%s%s", l ? ", " : "", res[i].name);
         }
-        fprintf(f, " runs ok %zu, failed %zu, %.0f s.", res[i].runs_ok, res[i].runs_failed,
-                res[i].seconds);
-        for (int t = T_LGL; t <= T_BC; t++) {
-            if (isnan(res[i].epd[t]))
-                fprintf(f, " %s: no EPD (%s).", tname[t], res[i].problem[t]);
-            else if (!have_hem)
-                fprintf(f, " %s %.3f: no HEM EPD to compare with.", tname[t], res[i].epd[t]);
-            else
-                fprintf(f, " %s %.3f %s the best HEM variant (%.3f).", tname[t],
-                        res[i].epd[t], res[i].epd[t] < hem_best ? "beats" : "does NOT beat",
-                        hem_best);
-        }
-        fprintf(f, "\n");
+    }
+    fprintf(f, "headline: fusion wins on %zu of %zu benchmarks%s%s%s\n", won, n,
+            lost[0] ? " (not on " : "", lost, lost[0] ? ")" : "");
+    /* What the numbers rest on: XUs a target leaves out of a pair's
+     * histogram (missing values) and pairs whose references agree so
+     * exactly that the calibration floor was used. */
+    for (size_t i = 0; i < n; i++) {
+        for (int t = 0; t < N_T; t++)
+            if (!isnan(res[i].epd[t]) && res[i].left_out[t])
+                fprintf(f, "note: %s %s: up to %llu XU%s of a pair left out (missing values); "
+                           "its EPD describes only the XUs that have both values\n",
+                        res[i].name, tname[t], res[i].left_out[t],
+                        res[i].left_out[t] == 1 ? "" : "s");
+        char pn[512];
+        if (power_note(&res[i], pn, sizeof pn))
+            fprintf(f, "note: %s\n", pn);
+        if (res[i].floor_pairs)
+            fprintf(f, "note: %s: calibration floor (1/|XUs|) used on %u pair%s: the "
+                       "references agree exactly there, so any difference scores above 1\n",
+                    res[i].name, res[i].floor_pairs, res[i].floor_pairs == 1 ? "" : "s");
+    }
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        if (res[i].runs_ok || res[i].runs_failed)
+            any = 1;
+    if (!any)
+        return;
+    fprintf(f, "\nruns:");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s %s %zu ok, %zu failed, %.0f s", i ? ";" : "", res[i].name,
+                res[i].runs_ok, res[i].runs_failed, res[i].seconds);
+    fprintf(f, "\n");
+    for (size_t i = 0; i < n; i++)
         for (int t = 0; t < N_T; t++)
             if (isnan(res[i].epd[t]) && res[i].problem[t][0])
-                fprintf(f, "    %s: %s\n", tname[t], res[i].problem[t]);
+                fprintf(f, "    %s %s: %s\n", res[i].name, tname[t], res[i].problem[t]);
+}
+
+/* The verdicts as an HTML section (the report shows what stdout says). */
+static void html_escape(FILE *f, const char *s);
+static void html_verdicts(FILE *f, const result_t *res, size_t n)
+{
+    fprintf(f, "<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">EPD of every "
+               "strategy (1.0 = as close as two reference runs; lower is better). Fusion "
+               "wins on a benchmark where LGL and BC are below every HEM variant (hem, "
+               "hem-delta, hem-cleaned, hem-delta-cleaned), compared as printed.</p>\n"
+               "<table class=\"epd\"><tr><th>benchmark</th>");
+    for (int t = 0; t < N_T; t++)
+        fprintf(f, "<th>%s</th>", tname[t]);
+    fprintf(f, "</tr>\n");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "<tr data-benchmark=\"");
+        html_escape(f, res[i].name);
+        fprintf(f, "\"><td>");
+        html_escape(f, res[i].name);
+        fprintf(f, "</td>");
+        for (int t = 0; t < N_T; t++) {
+            if (isnan(res[i].epd[t]))
+                fprintf(f, "<td class=\"num\" data-target=\"%s\">-</td>", tname[t]);
+            else
+                fprintf(f, "<td class=\"num\" data-target=\"%s\" data-epd=\"%.6g\">%.3f</td>",
+                        tname[t], res[i].epd[t], res[i].epd[t]);
+        }
+        fprintf(f, "</tr>\n");
     }
+    fprintf(f, "</table>\n<ul class=\"verdicts\">\n");
+    size_t won = 0;
+    for (size_t i = 0; i < n; i++) {
+        char line[1024];
+        int v = V_NONE;
+        if (res[i].note[0])
+            snprintf(line, sizeof line, "%s: not completed: %.500s: no verdict", res[i].name,
+                     res[i].note);
+        else
+            v = verdict_line(res[i].name, res[i].epd, res[i].problem, line, sizeof line);
+        won += v == V_WIN;
+        fprintf(f, "<li class=\"verdict\" data-verdict=\"%s\"%s>",
+                v == V_WIN ? "win" : v == V_LOSS ? "loss" : "none",
+                v == V_WIN ? "" : " style=\"color:#a00\"");
+        html_escape(f, line);
+        fprintf(f, "</li>\n");
+    }
+    fprintf(f, "</ul>\n<p class=\"headline\">headline: fusion wins on %zu of %zu benchmarks</p>\n",
+            won, n);
+    for (size_t i = 0; i < n; i++) {
+        for (int t = 0; t < N_T; t++)
+            if (!isnan(res[i].epd[t]) && res[i].left_out[t]) {
+                fprintf(f, "<p class=\"note\">");
+                html_escape(f, res[i].name);
+                fprintf(f, " %s: up to %llu XU%s of a pair left out (missing values); its EPD "
+                           "describes only the XUs that have both values.</p>\n",
+                        tname[t], res[i].left_out[t], res[i].left_out[t] == 1 ? "" : "s");
+            }
+        char pn[512];
+        if (power_note(&res[i], pn, sizeof pn)) {
+            fprintf(f, "<p class=\"note\">");
+            html_escape(f, pn);
+            fprintf(f, ".</p>\n");
+        }
+        if (res[i].floor_pairs) {
+            fprintf(f, "<p class=\"note\">");
+            html_escape(f, res[i].name);
+            fprintf(f, ": calibration floor (1/|XUs|) used on %u pair%s: the references agree "
+                       "exactly there, so any difference scores above 1.</p>\n",
+                    res[i].floor_pairs, res[i].floor_pairs == 1 ? "" : "s");
+        }
+    }
+    fprintf(f, "</section>\n");
+}
+
+/* Puts the verdict section into the report `ompfuse report` wrote, before
+ * the first benchmark's section; written to a new file and renamed. */
+static int insert_verdicts(const char *path, const result_t *res, size_t n)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return -1;
+    size_t cap = 1 << 16, len = 0;
+    char *doc = malloc(cap + 1);
+    size_t got;
+    while (doc && (got = fread(doc + len, 1, cap - len, in)) > 0) {
+        len += got;
+        if (len == cap) {
+            char *d = realloc(doc, 2 * cap + 1);
+            if (!d) {
+                free(doc);
+                doc = NULL;
+                break;
+            }
+            doc = d;
+            cap *= 2;
+        }
+    }
+    fclose(in);
+    if (!doc)
+        return -1;
+    doc[len] = '\0';
+    char *at = strstr(doc, "<section class=\"group\"");
+    if (!at)
+        at = strstr(doc, "</body>");
+    if (!at)
+        at = doc + len;
+    ompf_outfile_t *o;
+    FILE *f;
+    if (ompf_outfile_open(path, &o, &f, NULL)) {
+        free(doc);
+        return -1;
+    }
+    fwrite(doc, 1, (size_t)(at - doc), f);
+    html_verdicts(f, res, n);
+    fputs(at, f);
+    free(doc);
+    return ompf_outfile_commit(o, NULL);
 }
 
 static int write_tsv(const char *path, const result_t *res, size_t n)
@@ -560,7 +919,7 @@ static int write_tsv(const char *path, const result_t *res, size_t n)
             if (isnan(res[i].epd[t]))
                 fprintf(f, "\t-");
             else
-                fprintf(f, "\t%.6g", res[i].epd[t]);
+                fprintf(f, "\t%.10g", res[i].epd[t]);
         fprintf(f, "\n");
     }
     return fclose(f);
@@ -593,28 +952,83 @@ static int write_fallback_html(const char *path, const result_t *res, size_t n,
                "</head><body><h1>ompfuse campaign</h1>\n<p class=\"bad\">The detailed report "
                "(<code>ompfuse report</code>) could not be written: ");
     html_escape(f, why);
-    fprintf(f, ". This page has the EPD table only (1.0 = as close as two reference runs; "
-               "lower is better).</p>\n<table><tr><th>benchmark</th>");
-    for (int t = 0; t < N_T; t++)
-        fprintf(f, "<th>%s</th>", tname[t]);
-    fprintf(f, "</tr>\n");
-    for (size_t i = 0; i < n; i++) {
-        fprintf(f, "<tr><td>");
-        html_escape(f, res[i].name);
-        fprintf(f, "</td>");
+    fprintf(f, ". This page has the EPD table and the verdicts only.</p>\n");
+    html_verdicts(f, res, n);
+    fprintf(f, "</body></html>\n");
+    return fclose(f);
+}
+
+/* --summarize DIR: the table and verdicts of a finished campaign, from
+ * DIR/epd.tsv, without running anything. */
+static int summarize(const char *dir)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/epd.tsv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, PROG ": cannot read %s: %s (give the --out DIR of a campaign)\n", path,
+                strerror(errno));
+        return 2;
+    }
+    char line[4096];
+    int col[N_T + 1]; /* tsv column -> target */
+    size_t ncol = 0, n = 0, cap = 0;
+    result_t *res = NULL;
+    int rc = 0;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "benchmark\t", 10)) {
+        fprintf(stderr, PROG ": %s: not an EPD table (first line must start with "
+                        "'benchmark<TAB>')\n", path);
+        fclose(f);
+        return 2;
+    }
+    for (char *tok = strtok(line + 10, "\t\r\n"); tok && ncol <= N_T; tok = strtok(NULL, "\t\r\n")) {
+        col[ncol] = -1;
+        for (int t = 0; t < N_T; t++)
+            if (!strcmp(tok, tname[t]))
+                col[ncol] = t;
+        ncol++;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *name = strtok(line, "\t\r\n");
+        if (!name)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            result_t *r = realloc(res, cap * sizeof *res);
+            if (!r) {
+                rc = 1;
+                break;
+            }
+            res = r;
+        }
+        result_t *r = &res[n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s", name);
         for (int t = 0; t < N_T; t++) {
-            if (isnan(res[i].epd[t])) {
-                fprintf(f, "<td title=\"");
-                html_escape(f, res[i].problem[t]);
-                fprintf(f, "\">-</td>");
+            r->epd[t] = NAN;
+            snprintf(r->problem[t], sizeof r->problem[t], "not in %s", "epd.tsv");
+        }
+        for (size_t c = 0; c < ncol; c++) {
+            char *v = strtok(NULL, "\t\r\n");
+            if (!v)
+                break;
+            char *end;
+            double x = strtod(v, &end);
+            if (col[c] < 0)
+                continue;
+            if (end != v && !*end && x >= 0) {
+                r->epd[col[c]] = x;
+                r->problem[col[c]][0] = '\0';
             } else {
-                fprintf(f, "<td>%.3f</td>", res[i].epd[t]);
+                snprintf(r->problem[col[c]], sizeof r->problem[0], "no EPD in epd.tsv");
             }
         }
-        fprintf(f, "</tr>\n");
     }
-    fprintf(f, "</table></body></html>\n");
-    return fclose(f);
+    fclose(f);
+    if (rc == 0)
+        print_table(stdout, res, n);
+    free(res);
+    return rc;
 }
 
 int ompf_cmd_campaign(int argc, char **argv)
@@ -629,6 +1043,7 @@ int ompf_cmd_campaign(int argc, char **argv)
         {"quick", no_argument, 0, 'Q'},
         {"jobs", required_argument, 0, 'j'},
         {"timeout", required_argument, 0, 'T'},
+        {"summarize", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     settings_t s;
@@ -672,6 +1087,7 @@ int ompf_cmd_campaign(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'S': return summarize(optarg);
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, PROG ": unknown or incomplete option '%s'; see 'ompfuse campaign --help'\n",
@@ -860,6 +1276,8 @@ int ompf_cmd_campaign(int argc, char **argv)
             write_fallback_html(html, res, nres, why[0] ? why : "ompfuse report failed");
             fprintf(stderr, PROG ": ompfuse report failed (%s); wrote the EPD table to %s\n",
                     why, html);
+        } else if (insert_verdicts(html, res, nres)) {
+            fprintf(stderr, PROG ": could not add the verdicts to %s\n", html);
         }
         free(args);
         free(named);

@@ -265,10 +265,17 @@ def test_cli(tmp):
     check(os.path.exists(tsv) and len(open(tsv).read().splitlines()) == 2, "epd.tsv")
     check(os.path.exists(os.path.join(out, "report.html")), "report.html")
     plan = open(os.path.join(out, "campaign_fakeprog", "plan.txt")).read()
-    roles = [l.split()[0] for l in plan.splitlines() if l and not l.startswith("#")]
-    # default events, 2 slots: 2 lgl, 6 reference (x2 with --quick), hem, hem-delta, 3 bc
-    check(roles == ["lgl"] * 2 + ["reference"] * 6 + ["hem", "hem-delta"] + ["bc"] * 3,
-          f"campaign plan roles {roles}")
+    lines = [l.split() for l in plan.splitlines() if l and not l.startswith("#")]
+    roles = [l[0] for l in lines]
+    # default events, 2 slots, --quick: reference round 1 (6 sets), 2 lgl,
+    # hem, round 2, 3 bc, hem-delta: the repeats of a set are not run back
+    # to back, fusion and HEM runs fall between the rounds
+    check(roles == ["reference"] * 6 + ["lgl"] * 2 + ["hem"] + ["reference"] * 6 + ["bc"] * 3
+          + ["hem-delta"], f"campaign plan roles {roles}")
+    refsets = collections.Counter(l[2] for l in lines if l[0] == "reference")
+    check(len(refsets) == 6 and set(refsets.values()) == {2}
+          and all(l[1] == "1" for l in lines if l[0] == "reference"),
+          f"every reference set twice, one repeat per line: {refsets}")
     runs = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
     check(runs == 2 + 12 + 2 + 3, f"runs started: {runs}")
     r = subprocess.run(cmd, env=env(FAKE_LOG=log), capture_output=True, text=True)
