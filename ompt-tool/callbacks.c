@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tool.h"
+#include "wstream.h"
 
 __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
 
@@ -69,8 +70,11 @@ static ft_task_t *task_alloc(ft_thread_t *t)
         }
     }
     t->free = x->link;
+    /* constant sizes (inlined stores); ctx[1..] are set when pushed */
     memset(x, 0, offsetof(ft_task_t, ctx) + sizeof(ft_ctx_t));
-    memset(&x->xu, 0, ft_g.task_bytes - offsetof(ft_task_t, xu));
+    memset(&x->xu, 0, sizeof(ft_task_t) - offsetof(ft_task_t, xu));
+    if (ft_g.acc_bytes)
+        memset(x->acc, 0, ft_g.acc_bytes);
     x->owner = t;
     x->depth = 1;
     return x;
@@ -100,14 +104,25 @@ static inline uint64_t new_id(ft_thread_t *t)
     return ((uint64_t)(t->index + 1) << 40) | ++t->seq;
 }
 
+/* n label nodes below parent, each a child of the one before (ids are
+ * consecutive: one stream call); returns the last one's id. */
+/* always inlined: n is then a constant and the copy unrolled */
+#define FT_INLINE inline __attribute__((always_inline))
+static FT_INLINE uint64_t label_path(ft_thread_t *t, uint64_t parent,
+                                     const uint64_t *comps, unsigned n)
+{
+    uint64_t first = ((uint64_t)(t->index + 1) << 40) | (t->seq + 1);
+    t->seq += n;
+    fmt_ws_path(t->stream, first, parent, comps, n);
+    if (t->stream2)
+        fmt_ws_path(t->stream2, first, parent, comps, n);
+    return first + n - 1;
+}
+
 static inline uint64_t label_child(ft_thread_t *t, uint64_t parent,
                                    uint64_t comp)
 {
-    uint64_t id = new_id(t);
-    ompf_wstream_label(t->stream, id, parent, comp);
-    if (t->stream2)
-        ompf_wstream_label(t->stream2, id, parent, comp);
-    return id;
+    return label_path(t, parent, &comp, 1);
 }
 
 /* Where children of task x get their labels: the innermost pushed
@@ -126,16 +141,14 @@ static inline ft_ctx_t *top_ctx(ft_task_t *x)
 static uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc, ft_ctx_t *c,
                              uint64_t addr)
 {
-    uint64_t l;
     if (c->racing) {
         uint64_t w = enc->team_size ? enc->team_size : 1;
-        l = label_child(t, c->label, 0);
-        l = label_child(t, l, enc->thread_num + c->rank * w);
+        uint64_t comps[3] = {0, enc->thread_num + c->rank * w, addr};
         c->rank++;
-    } else {
-        l = label_child(t, c->label, ++c->rank);
+        return label_path(t, c->label, comps, 3);
     }
-    return label_child(t, l, addr);
+    uint64_t comps[2] = {++c->rank, addr};
+    return label_path(t, c->label, comps, 2);
 }
 
 static ft_ctx_t *ctx_push(ft_task_t *x, uint64_t label, uint64_t construct,
@@ -204,55 +217,79 @@ static inline void retarget(ft_thread_t *t)
     t->target = tg;
 }
 
-static inline void xu_begin(ft_thread_t *t, ft_xu_t *u)
+/* Time since the tool's start: one reading per boundary, shared by the
+ * XU that ends there and the one that starts there. */
+static FT_INLINE uint64_t now_rel(void)
 {
-    u->start_ns = ft_now() - ft_g.t0_ns;
-    u->cpu = ft_cpu();
-    ft_task_t *im = t->impl;
-    u->team_thread = im ? im->thread_num : 0;
-    u->team_size = im ? im->team_size : 1;
+    return ft_now() - ft_g.t0_ns;
 }
 
-static void xu_emit(ft_thread_t *t, const ft_xu_t *u, const uint64_t *acc)
+static inline void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
 {
-    ompf_xu_t x;
-    memset(&x, 0, sizeof x);
-    x.id = new_id(t);
-    x.thread = t->index;
-    x.team_thread = u->team_thread;
-    x.team_size = u->team_size;
-    x.parts = u->parts ? u->parts : 1;
-    x.cpu = u->cpu;
-    ft_topo_of(u->cpu, &x.core, &x.numa);
-    x.kind = u->kind;
-    x.start_ns = u->start_ns;
-    x.end_ns = ft_now() - ft_g.t0_ns;
-    x.iter_start = u->iter_start;
-    x.iter_count = u->iter_count;
+    ompf_xu_t *r = &u->r;
+    r->start_ns = now;
+    int cpu = ft_cpu();
+    if (cpu != t->topo_cpu) {
+        t->topo_cpu = cpu;
+        ft_topo_of(cpu, &t->topo_core, &t->topo_numa);
+    }
+    r->cpu = cpu;
+    r->core = t->topo_core;
+    r->numa = t->topo_numa;
+    ft_task_t *im = t->impl;
+    r->team_thread = im ? im->thread_num : 0;
+    r->team_size = im ? im->team_size : 1;
+}
+
+static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc);
+
+/* Completes and writes XU u: inline for the tool without events. */
+static FT_INLINE void xu_emit(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc,
+                              uint64_t now)
+{
+    ompf_xu_t *r = &u->r;
+    r->id = new_id(t);
+    r->thread = t->index; /* untied: the thread it completed on */
+    if (!r->parts)
+        r->parts = 1;
+    r->end_ns = now;
+    if (ft_g.nev || t->stream2)
+        xu_emit_values(t, u, acc);
+    else
+        fmt_ws_xu(t->stream, r, u->construct, u->label, NULL);
+}
+
+static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc)
+{
+    ompf_xu_t *r = &u->r;
     double vals[OMPF_CNT_MAX_EVENTS];
     if (ft_g.hem)
         ft_hem_values(t, acc, ft_g.hem, vals);
     else
         for (size_t i = 0; i < ft_g.nev; i++)
             vals[i] = (t->have >> i) & 1 ? (double)acc[i] : OMPF_MISSING;
-    ompf_wstream_xu(t->stream, &x, u->construct, u->label,
-                    ft_g.nev ? vals : NULL);
+    fmt_ws_xu(t->stream, r, u->construct, u->label, vals);
     if (t->stream2) {
         /* OMPFUSE_HEM_BOTH: the other estimator, same XU */
         ft_hem_values(t, acc, FT_HEM_CUMULATIVE + FT_HEM_DELTA - ft_g.hem,
                       vals);
-        ompf_wstream_xu(t->stream2, &x, u->construct, u->label,
-                        ft_g.nev ? vals : NULL);
+        fmt_ws_xu(t->stream2, r, u->construct, u->label, vals);
     }
 }
 
 /* Closes the open chunk of implicit task x (charged up to now). */
-static void chunk_close(ft_thread_t *t, ft_task_t *x)
+static void chunk_close_at(ft_thread_t *t, ft_task_t *x, uint64_t now)
 {
     if (!x->xu.active)
         return;
-    xu_emit(t, &x->xu, x->acc);
+    xu_emit(t, &x->xu, x->acc, now);
     x->xu.active = 0;
+}
+
+static void chunk_close(ft_thread_t *t, ft_task_t *x)
+{
+    if (x->xu.active)
+        chunk_close_at(t, x, now_rel());
 }
 
 /* ---- threads ---------------------------------------------------------------- */
@@ -300,7 +337,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
         p->kind = FT_PARALLEL;
         ft_ctx_t *c = enc ? top_ctx(enc) : NULL;
         uint64_t addr;
-        uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_PARALLEL,
+        uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_PARALLEL,
                                      c ? c->construct : 0, &addr);
         p->ctx[0].construct = cons;
         p->ctx[0].label = c ? label_in_ctx(t, enc, c, addr)
@@ -441,10 +478,10 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
                 wstype == ompt_work_workshare || wstype == ompt_work_scope)
                 break;
             uint64_t addr;
-            uint64_t cons = ft_construct(t, codeptr_ra, ck,
+            uint64_t cons = ft_construct_memo(t, codeptr_ra, ck,
                                          x->ctx[0].construct, &addr);
-            uint64_t l = label_child(t, x->ctx[0].label, rank);
-            l = label_child(t, l, addr);
+            uint64_t comps[2] = {rank, addr};
+            uint64_t l = label_path(t, x->ctx[0].label, comps, 2);
             if (loopish) {
                 boundary(t);
                 chunk_close(t, x);
@@ -496,11 +533,11 @@ static void tl_chunk(ft_thread_t *t, ft_task_t *x,
                      const ompt_dispatch_chunk_t *ch)
 {
     x->is_xu = 1;
-    x->xu.kind = OMPF_XU_TASKLOOP_CHUNK;
+    x->xu.r.kind = OMPF_XU_TASKLOOP_CHUNK;
     x->xu.construct = x->tl_construct;
     x->xu.label = label_child(t, x->tl_label, ch->start);
-    x->xu.iter_start = ch->start;
-    x->xu.iter_count = ch->iterations;
+    x->xu.r.iter_start = ch->start;
+    x->xu.r.iter_count = ch->iterations;
     x->ctx[0].label = x->xu.label;
     x->ctx[0].construct = x->tl_construct;
     x->ctx[0].rank = 0;
@@ -594,24 +631,28 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
             start = t->impl ? t->impl->thread_num : 0;
         }
         boundary(t);
-        chunk_close(t, x);
+        /* one timestamp: the end of the previous chunk is the start of
+         * this one */
+        uint64_t now = now_rel();
+        chunk_close_at(t, x, now);
         ft_xu_t *u = &x->xu;
         memset(u, 0, sizeof *u);
-        memset(x->acc, 0, ft_g.acc_bytes);
-        u->kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION
-                                                : x->ws_kind;
+        if (ft_g.acc_bytes)
+            memset(x->acc, 0, ft_g.acc_bytes);
+        u->r.kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION
+                                                  : x->ws_kind;
         u->construct = x->ws_construct;
         u->label = label_child(t, x->ws_label, start);
-        u->iter_start = kind == ompt_dispatch_section ? 0 : start;
-        u->iter_count = kind == ompt_dispatch_section ? 0 : iters;
-        u->parts = 1;
+        u->r.iter_start = kind == ompt_dispatch_section ? 0 : start;
+        u->r.iter_count = kind == ompt_dispatch_section ? 0 : iters;
+        u->r.parts = 1;
         u->active = 1;
         x->chunk_ctx.label = u->label;
         x->chunk_ctx.rank = 0;
         x->chunk_ctx.construct = u->construct;
         x->chunk_ctx.racing = 0;
         x->chunk_ctx.taskloop = 0;
-        xu_begin(t, u);
+        xu_begin(t, u, now);
         retarget(t);
     } else if (kind == ompt_dispatch_taskloop_chunk) {
         /* inside a taskloop task: a chunk XU labelled by the taskloop
@@ -693,13 +734,13 @@ static void on_task_create(ompt_data_t *encountering_task_data,
                 sp[k]->tl_codeptr == cp && (k == 0 || sp[k] != enc)) {
                 TRACE("T%u splitter %p (was xu %d, chunk %llu)\n", t->index,
                       (void *)sp[k], sp[k]->is_xu,
-                      (unsigned long long)sp[k]->xu.iter_start);
+                      (unsigned long long)sp[k]->xu.r.iter_start);
                 sp[k]->tl_splitter = 1;
                 sp[k]->is_xu = 0;
             }
     } else {
         uint64_t addr;
-        uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_TASK,
+        uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_TASK,
                                      c ? c->construct : 0, &addr);
         uint64_t l = c ? label_in_ctx(t, enc, c, addr)
                        : label_child(t, 0, addr);
@@ -707,7 +748,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         x->ctx[0].construct = cons;
         x->xu.label = l;
         x->xu.construct = cons;
-        x->xu.kind = OMPF_XU_TASK;
+        x->xu.r.kind = OMPF_XU_TASK;
         x->is_xu = 1;
     }
     TRACE("T%u task_create %p flags=%x label=%llx taskloop=%d\n", t->index,
@@ -732,11 +773,16 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
      * tasks, whose later fulfill event then finds no record) */
     int ended = prior_task_status != ompt_task_switch &&
                 prior_task_status != ompt_task_yield;
+    /* one timestamp for the task that ends and the one that starts */
+    uint64_t now = 0;
+    int have_now = 0;
     if (prior && prior->kind == FT_EXPLICIT && ended) {
         if (prior->tl && !prior->is_xu && !prior->tl_splitter)
             tl_missed_dispatch(t, prior, prior_task_data);
         if (prior->is_xu) {
-            xu_emit(t, &prior->xu, prior->acc);
+            now = now_rel();
+            have_now = 1;
+            xu_emit(t, &prior->xu, prior->acc, now);
         } else {
             /* splitter / internal task: its counts are runtime work */
             if (ft_g.hem) {
@@ -759,8 +805,8 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
         t->cur = NULL;
     } else {
         if (next->kind == FT_EXPLICIT) {
-            if (next->xu.parts++ == 0)
-                xu_begin(t, &next->xu);
+            if (next->xu.r.parts++ == 0)
+                xu_begin(t, &next->xu, have_now ? now : now_rel());
         }
         t->cur = next;
     }
@@ -804,7 +850,7 @@ static void on_masked(ompt_scope_endpoint_t endpoint,
              * children are children of the masked instance */
             ft_ctx_t *c = top_ctx(x);
             uint64_t addr;
-            uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_MASKED,
+            uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_MASKED,
                                          c->construct, &addr);
             uint64_t l = label_in_ctx(t, x, c, addr);
             ctx_push(x, l, cons, 0);

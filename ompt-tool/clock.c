@@ -64,3 +64,10 @@ void ft_clock_init(void)
     ft_clk = c;
 #endif
 }
+
+uint64_t ft_now_slow(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

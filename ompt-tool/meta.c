@@ -99,7 +99,9 @@ int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
 {
     char buf[PATH_MAX + 64];
     int rc = 0;
-    rc |= ompf_meta_set(p, "format_version", "1");
+    char ver[16];
+    snprintf(ver, sizeof ver, "%u", OMPF_FORMAT_VERSION);
+    rc |= ompf_meta_set(p, "format_version", ver);
     rc |= ompf_meta_set(p, "tool_version", OMPF_VERSION_STRING);
     exe_path(buf, sizeof buf);
     rc |= ompf_meta_set(p, "program", buf);

@@ -108,6 +108,7 @@ ft_thread_t *ft_thread_new(int initial)
     t->last = arr + nev;
     t->gap = arr + 2 * nev;
     t->gapacc = t->gap;
+    t->topo_cpu = INT32_MIN; /* no CPU looked up yet */
     t->os_tid = (int32_t)syscall(SYS_gettid);
     pthread_mutex_lock(&ft_g.lock);
     t->index = ft_g.nthreads++;

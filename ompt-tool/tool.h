@@ -34,14 +34,12 @@ typedef struct ft_ctx {
     uintptr_t codeptr;  /* taskloop: the address libomp reports for it */
 } ft_ctx_t;
 
-/* An XU in progress. */
+/* An XU in progress.  r is the record as the stream takes it: filled at
+ * the XU's start (fields that do not change), completed at its end (id,
+ * end_ns), so that emitting it copies nothing. */
 typedef struct ft_xu {
-    uint64_t start_ns;
-    uint64_t iter_start, iter_count;
+    ompf_xu_t r;        /* r.parts counts parts (0: not started) */
     uint64_t label, construct;
-    uint32_t parts, team_thread, team_size;
-    int32_t cpu;
-    uint8_t kind;
     uint8_t active; /* implicit task: a chunk is open */
 } ft_xu_t;
 
@@ -112,6 +110,13 @@ typedef struct ft_thread {
     uint64_t have;          /* bit i: event i opened in this thread */
     uint64_t *first, *last, *gap; /* nev each */
     struct ft_hem *hem;     /* HEM modes: engine and readings (hemread.c) */
+    /* core and numa of topo_cpu: XUs mostly start on the CPU of the last */
+    int32_t topo_cpu, topo_core, topo_numa;
+    /* the last construct looked up (a loop creating tasks asks for the
+     * same one each time); cm_id 0: none */
+    int cm_kind;
+    const void *cm_code;
+    uint64_t cm_parent, cm_id, cm_addr;
     ft_cslot_t ccache[FT_CCACHE];
 } ft_thread_t;
 
@@ -168,10 +173,11 @@ typedef struct ft_clock {
 extern ft_clock_t ft_clk;
 void ft_clock_init(void);
 
-static inline uint64_t ft_now(void)
+uint64_t ft_now_slow(void); /* CLOCK_MONOTONIC (clock.c) */
+static inline __attribute__((always_inline)) uint64_t ft_now(void)
 {
 #if defined(__x86_64__)
-    if (ft_clk.tsc) {
+    if (__builtin_expect(ft_clk.tsc, 1)) {
         uint32_t lo, hi;
         __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
         uint64_t c = (uint64_t)hi << 32 | lo;
@@ -181,9 +187,7 @@ static inline uint64_t ft_now(void)
                ((rem * ft_clk.mult) >> ft_clk.shift);
     }
 #endif
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return ft_now_slow();
 }
 
 /* CPU of the calling thread: the kernel keeps it in the thread's rseq
@@ -257,6 +261,28 @@ int ft_constructs_init(void *omp_symbol);
  * offset).  Writes the construct record once per thread. */
 uint64_t ft_construct(ft_thread_t *t, const void *codeptr, int kind,
                       uint64_t parent, uint64_t *addr);
+/* ft_construct with a one-entry memo of the thread's last lookup (not for
+ * taskloops, whose identity comes from the stack). */
+static inline __attribute__((always_inline)) uint64_t
+ft_construct_memo(ft_thread_t *t, const void *codeptr,
+                                         int kind, uint64_t parent,
+                                         uint64_t *addr)
+{
+    if (t->cm_id && codeptr == t->cm_code && kind == t->cm_kind &&
+        parent == t->cm_parent) {
+        *addr = t->cm_addr;
+        return t->cm_id;
+    }
+    uint64_t id = ft_construct(t, codeptr, kind, parent, addr);
+    if (kind != OMPF_CK_TASKLOOP) {
+        t->cm_code = codeptr;
+        t->cm_kind = kind;
+        t->cm_parent = parent;
+        t->cm_id = id;
+        t->cm_addr = *addr;
+    }
+    return id;
+}
 
 /* topo.c */
 void ft_topo_init(void);

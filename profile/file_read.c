@@ -52,6 +52,7 @@ typedef struct rd {
     ompf_profile_t *p;
 
     /* framing */
+    uint32_t version; /* of the file (1 or 2) */
     int truncated;
     char trunc_why[160];
     uint64_t chunks;      /* complete chunks read (END included) */
@@ -337,6 +338,22 @@ static int dec_constructs(rd_t *r, fmt_cur_t *c, uint32_t count)
     return rc ? rc : finish_payload(r, c);
 }
 
+/* Registers the count label nodes decoded at r->lab + r->n_lab. */
+static int add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint32_t old;
+        if (fmt_idmap_put(&r->lab_map, l[i].id, (uint32_t)(r->n_lab + i), &old))
+            return oom(r);
+        if (old != NONE32 && (r->lab[old].parent != l[i].parent ||
+                              r->lab[old].comp != l[i].comp))
+            return fail(r, OMPF_EFORMAT, "label id %llu is defined twice with different "
+                        "content; " MALFORMED, (unsigned long long)l[i].id);
+    }
+    r->n_lab += count;
+    return 0;
+}
+
 static int dec_labels(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     if (grow((void **)&r->lab, &r->cap_lab, r->n_lab + count, sizeof *r->lab))
@@ -357,20 +374,118 @@ static int dec_labels(rd_t *r, fmt_cur_t *c, uint32_t count)
     int rc = finish_payload(r, c);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < count; i++)
         if (l[i].id == 0)
             return fail(r, OMPF_EFORMAT, "a label node has id 0, which is reserved for the "
                         "root; " MALFORMED);
-        uint32_t old;
-        if (fmt_idmap_put(&r->lab_map, l[i].id, (uint32_t)(r->n_lab + i), &old))
-            return oom(r);
-        if (old != NONE32 && (r->lab[old].parent != l[i].parent ||
-                              r->lab[old].comp != l[i].comp))
-            return fail(r, OMPF_EFORMAT, "label id %llu is defined twice with different "
-                        "content; " MALFORMED, (unsigned long long)l[i].id);
+    return add_labels(r, l, count);
+}
+
+/* A column of n items: in version 2 a mode column (mode 0: n items;
+ * mode 1, n >= 2: item 0, then the one value of items 1..n-1), in
+ * version 1 always n items without a mode. */
+typedef struct mcol {
+    fmt_cur_t c;
+    int constant;
+    uint64_t i, first, rest;
+} mcol_t;
+
+/* Starts column m at c's position, for n items, and moves c past it
+ * (skip_values: the items are event values, version 1 layout only). */
+static void mcol_begin(const rd_t *r, mcol_t *m, fmt_cur_t *c, uint64_t n, int has_mode,
+                       int skip_values)
+{
+    memset(m, 0, sizeof *m);
+    uint64_t mode = has_mode && r->version >= 2 ? fmt_cur_uv(c) : 0;
+    if (mode == 1 && n >= 2) {
+        m->constant = 1;
+        m->first = fmt_cur_uv(c);
+        m->rest = fmt_cur_uv(c);
+        m->c = *c;
+        return;
     }
-    r->n_lab += count;
-    return 0;
+    if (mode != 0)
+        c->bad = 1;
+    m->c = *c;
+    if (skip_values)
+        fmt_cur_skip_values(c, n);
+    else
+        fmt_cur_skip_uv(c, n);
+}
+
+static inline uint64_t mcol_uv(mcol_t *m)
+{
+    if (m->constant)
+        return m->i++ ? m->rest : m->first;
+    return fmt_cur_uv(&m->c);
+}
+static inline int64_t mcol_sv(mcol_t *m) { return fmt_unzz(mcol_uv(m)); }
+
+/* Version 2 PATHS: each record is a chain of 1..FMT_PATH_MAX label nodes
+ * with consecutive ids; expanded into label records. */
+static int dec_paths(rd_t *r, fmt_cur_t *c, uint32_t count)
+{
+    mcol_t mn, mf, mp;
+    mcol_begin(r, &mn, c, count, 1, 0);
+    mcol_begin(r, &mf, c, count, 1, 0);
+    mcol_begin(r, &mp, c, count, 1, 0);
+    if (c->bad)
+        return finish_payload(r, c);
+    /* node counts first: they size the component columns */
+    unsigned char *nn = malloc(count ? count : 1);
+    if (!nn)
+        return oom(r);
+    uint64_t nodes = 0, per[FMT_PATH_MAX] = {0};
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t k = mcol_uv(&mn);
+        if (mn.c.bad) {
+            free(nn);
+            return finish_payload(r, &mn.c);
+        }
+        if (k == 0 || k > FMT_PATH_MAX) {
+            free(nn);
+            return fail(r, OMPF_EFORMAT, "a label path has %llu nodes (1..%u allowed); "
+                        MALFORMED, (unsigned long long)k, FMT_PATH_MAX);
+        }
+        nn[i] = (unsigned char)k;
+        nodes += k;
+        for (uint64_t j = 0; j < k; j++)
+            per[j]++;
+    }
+    mcol_t mc[FMT_PATH_MAX];
+    for (unsigned j = 0; j < FMT_PATH_MAX; j++)
+        mcol_begin(r, &mc[j], c, per[j], 1, 0);
+    int rc = finish_payload(r, c);
+    if (!rc && grow((void **)&r->lab, &r->cap_lab, r->n_lab + nodes, sizeof *r->lab))
+        rc = oom(r);
+    if (rc) {
+        free(nn);
+        return rc;
+    }
+    fmt_label_rec_t *l = r->lab + r->n_lab;
+    uint64_t first = 0, parent = 0, prevc[FMT_PATH_MAX] = {0};
+    size_t at = 0;
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        first += (uint64_t)mcol_sv(&mf);
+        parent += (uint64_t)mcol_sv(&mp);
+        if (first == 0 || first + (nn[i] - 1) < first)
+            rc = fail(r, OMPF_EFORMAT, "a label path has id 0, which is reserved for the "
+                      "root, or its ids wrap around; " MALFORMED);
+        for (unsigned j = 0; j < nn[i] && !rc; j++) {
+            prevc[j] += (uint64_t)mcol_sv(&mc[j]);
+            l[at].id = first + j;
+            l[at].parent = j ? first + j - 1 : parent;
+            l[at].comp = prevc[j];
+            at++;
+        }
+    }
+    free(nn);
+    if (!rc && (mf.c.bad || mp.c.bad))
+        rc = finish_payload(r, mf.c.bad ? &mf.c : &mp.c);
+    for (unsigned j = 0; j < FMT_PATH_MAX && !rc; j++)
+        if (mc[j].c.bad)
+            rc = finish_payload(r, &mc[j].c);
+    return rc ? rc : add_labels(r, l, at);
 }
 
 static int dec_threads(rd_t *r, fmt_cur_t *c, uint32_t count)
@@ -451,7 +566,12 @@ static int pass1(rd_t *r)
         r->chunk_index = r->chunks;
         r->chunk_off = off;
         r->chunk_type = h.type ? h.type : UINT32_MAX;
-        int known = h.type >= 1 && h.type <= FMT_CHUNK_TYPE_MAX;
+        int known = h.type >= 1 &&
+                    h.type <= (r->version >= 2 ? FMT_CHUNK_TYPE_MAX : FMT_CHUNK_END);
+        /* version 2: constant columns of XUS and PATHS take no bytes per
+         * record, their count has its own limit */
+        int columns = r->version >= 2 &&
+                      (h.type == FMT_CHUNK_XUS || h.type == FMT_CHUNK_PATHS);
         if (h.flags & ~FMT_CF_KNOWN)
             return fail(r, OMPF_EFORMAT, "unknown chunk flags 0x%x; " MALFORMED, h.flags);
         if (!known && !(h.flags & FMT_CF_SKIPPABLE))
@@ -477,15 +597,18 @@ static int pass1(rd_t *r)
         if (CRC_MISMATCH(fmt_chunk_crc(r->buf + off, stored, h.stored), h.crc))
             return fail(r, OMPF_ECHECKSUM, "checksum mismatch: the file is damaged; "
                         "re-record the profile or restore an intact copy");
-        if (h.type == FMT_CHUNK_END ? h.count != 0 : h.count > h.raw)
+        if (h.type == FMT_CHUNK_END ? h.count != 0
+            : columns             ? h.type == FMT_CHUNK_PATHS && h.count > FMT_MAX_COLUMN_RECORDS
+                                  : h.count > h.raw)
             return fail(r, OMPF_ERANGE, "absurd record count %u for a %llu-byte payload; "
                         MALFORMED, h.count, (unsigned long long)h.raw);
         r->chunks++;
         int rc = 0;
         fmt_cur_t c;
         if (h.type == FMT_CHUNK_XUS) {
-            /* Every XU has at least FMT_XU_COLUMNS bytes. */
-            if ((uint64_t)h.count * FMT_XU_COLUMNS > h.raw)
+            /* Version 1: every XU has at least FMT_XU_COLUMNS bytes. */
+            if (columns ? h.count > FMT_MAX_COLUMN_RECORDS
+                        : (uint64_t)h.count * FMT_XU_COLUMNS > h.raw)
                 return fail(r, OMPF_ERANGE, "absurd XU count %u for a %llu-byte payload; "
                             MALFORMED, h.count, (unsigned long long)h.raw);
             if (grow((void **)&r->xus, &r->cap_xus, r->n_xus + 1, sizeof *r->xus))
@@ -500,6 +623,7 @@ static int pass1(rd_t *r)
             case FMT_CHUNK_EVENTS: rc = dec_events(r, &c, h.count); break;
             case FMT_CHUNK_CONSTRUCTS: rc = dec_constructs(r, &c, h.count); break;
             case FMT_CHUNK_LABELS: rc = dec_labels(r, &c, h.count); break;
+            case FMT_CHUNK_PATHS: rc = dec_paths(r, &c, h.count); break;
             case FMT_CHUNK_THREADS: rc = dec_threads(r, &c, h.count); break;
             case FMT_CHUNK_SOURCES: rc = dec_sources(r, &c, h.count); break;
             case FMT_CHUNK_END: rc = dec_end(r, &c); break;
@@ -694,18 +818,13 @@ static int dec_xus(rd_t *r, const xus_loc_t *loc, double *row)
                     "%zu sources; " MALFORMED, (unsigned long long)n_prov, nsrc);
     /* Locate every column, then read the rows across them. */
     size_t ncol = FMT_XU_COLUMNS + nev + nsrc;
-    fmt_cur_t *col = malloc(ncol * sizeof *col);
+    mcol_t *col = malloc(ncol * sizeof *col);
     if (!col)
         return oom(r);
     uint64_t n = loc->h.count;
-    for (size_t k = 0; k < ncol; k++) {
-        col[k] = c;
-        col[k].end = c.end;
-        if (k >= FMT_XU_COLUMNS && k < FMT_XU_COLUMNS + nev)
-            fmt_cur_skip_values(&c, n);
-        else
-            fmt_cur_skip_uv(&c, n);
-    }
+    for (size_t k = 0; k < ncol; k++)
+        mcol_begin(r, &col[k], &c, n, k < FMT_XU_COLUMNS,
+                   k >= FMT_XU_COLUMNS && k < FMT_XU_COLUMNS + nev);
     rc = finish_payload(r, &c);
     uint64_t prev[FMT_XU_COLUMNS] = {0};
     uint64_t *pprev = calloc(nsrc + 1, sizeof *pprev);
@@ -714,23 +833,23 @@ static int dec_xus(rd_t *r, const xus_loc_t *loc, double *row)
     size_t nth = ompf_thread_count(r->p);
     for (uint64_t i = 0; i < n && !rc; i++) {
         ompf_xu_t x = {0};
-        x.id = prev[0] += (uint64_t)fmt_cur_sv(&col[0]);
-        uint64_t cid = prev[1] += (uint64_t)fmt_cur_sv(&col[1]);
-        uint64_t lid = prev[2] += (uint64_t)fmt_cur_sv(&col[2]);
-        uint64_t thread = fmt_cur_uv(&col[3]), team_thread = fmt_cur_uv(&col[4]),
-                 team_size = fmt_cur_uv(&col[5]), parts = fmt_cur_uv(&col[6]);
-        int64_t cpu = fmt_cur_sv(&col[7]), core = fmt_cur_sv(&col[8]),
-                numa = fmt_cur_sv(&col[9]);
-        uint64_t kind = fmt_cur_uv(&col[10]);
-        x.start_ns = prev[11] += (uint64_t)fmt_cur_sv(&col[11]);
-        x.end_ns = x.start_ns + (uint64_t)fmt_cur_sv(&col[12]);
-        x.iter_start = prev[13] += (uint64_t)fmt_cur_sv(&col[13]);
-        x.iter_count = fmt_cur_uv(&col[14]);
+        x.id = prev[0] += (uint64_t)mcol_sv(&col[0]);
+        uint64_t cid = prev[1] += (uint64_t)mcol_sv(&col[1]);
+        uint64_t lid = prev[2] += (uint64_t)mcol_sv(&col[2]);
+        uint64_t thread = mcol_uv(&col[3]), team_thread = mcol_uv(&col[4]),
+                 team_size = mcol_uv(&col[5]), parts = mcol_uv(&col[6]);
+        int64_t cpu = mcol_sv(&col[7]), core = mcol_sv(&col[8]),
+                numa = mcol_sv(&col[9]);
+        uint64_t kind = mcol_uv(&col[10]);
+        x.start_ns = prev[11] += (uint64_t)mcol_sv(&col[11]);
+        x.end_ns = x.start_ns + (uint64_t)mcol_sv(&col[12]);
+        x.iter_start = prev[13] += (uint64_t)mcol_sv(&col[13]);
+        x.iter_count = mcol_uv(&col[14]);
         for (size_t e = 0; e < nev; e++)
-            row[e] = fmt_cur_value(&col[FMT_XU_COLUMNS + e]);
+            row[e] = fmt_cur_value(&col[FMT_XU_COLUMNS + e].c);
         for (size_t k = 0; k < ncol; k++)
-            if (col[k].bad) /* cannot happen after the column scan */
-                rc = finish_payload(r, &col[k]);
+            if (col[k].c.bad) /* cannot happen after the column scan */
+                rc = finish_payload(r, &col[k].c);
         if (rc)
             break;
         if (team_thread > UINT32_MAX || team_size > UINT32_MAX || parts > UINT32_MAX ||
@@ -757,7 +876,7 @@ static int dec_xus(rd_t *r, const xus_loc_t *loc, double *row)
         /* Source ids are read even for dropped XUs to keep columns aligned. */
         uint64_t *prov = pprev;
         for (size_t s = 0; s < nsrc; s++)
-            prov[s] += (uint64_t)fmt_cur_sv(&col[FMT_XU_COLUMNS + nev + s]);
+            prov[s] += (uint64_t)mcol_sv(&col[FMT_XU_COLUMNS + nev + s]);
         if (type == NONE32 || label == NONE32) {
             if (!r->truncated) {
                 rc = fail(r, OMPF_EFORMAT, "XU id %llu refers to %s id %llu, which is not "
@@ -864,6 +983,7 @@ static int check_header(rd_t *r)
                     "to version %u; upgrade ompfuse", version, OMPF_FORMAT_VERSION);
     if (version == 0)
         return fail(r, OMPF_EFORMAT, "format version 0 does not exist; " MALFORMED);
+    r->version = version;
     if (CRC_MISMATCH(fmt_get_u32(r->buf + 28), (uint32_t)fmt_chunk_crc(r->buf, NULL, 0)))
         return fail(r, OMPF_ECHECKSUM, "header checksum mismatch: the file is damaged; "
                     "re-record the profile or restore an intact copy");

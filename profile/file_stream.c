@@ -12,35 +12,15 @@
 
 #include "fmt.h"
 #include "ompfuse/file.h"
+#include "wstream.h"
 
 /* 1 MiB: flushing every 256 KiB cost ~10 % more per record (bench_wstream)
- * in fixed per-flush work (zstd set-up per chunk, chunk headers, a write). */
+ * in fixed per-flush work (zstd set-up per chunk, chunk headers, a write);
+ * without compression (streams without events) 256 KiB was no faster
+ * within the noise of tool_overhead.  Can be overridden at build time. */
+#ifndef STREAM_DEFAULT_CAPACITY
 #define STREAM_DEFAULT_CAPACITY (1u << 20)
-
-struct ompf_wstream {
-    /* Hot fields first: the record calls touch only these.  Records are
-     * buffered as columns (one array per field), the layout the encoder
-     * reads fastest; a record call only stores its fields. */
-    fmt_xu_cols_t xc;
-    size_t n_xu, cap_xu;
-    fmt_label_cols_t lc;
-    size_t n_lab, cap_lab;
-    size_t used;     /* bytes of buffered records */
-    size_t capacity; /* flush when used reaches it */
-    size_t xu_bytes; /* buffer bytes per XU (record + values) */
-    uint32_t n_events;
-
-    ompf_writer_t *w;
-    ompf_wstream_t *next;
-
-    fmt_buf_t constructs; /* encoded records */
-    size_t n_con;
-    fmt_buf_t threads;
-    size_t n_th;
-
-    fmt_buf_t payload, acc; /* scratch for encoding, kept across flushes */
-    ZSTD_CCtx *z;
-};
+#endif
 
 struct ompf_writer {
     pthread_mutex_t lock;
@@ -77,7 +57,7 @@ static int append(ompf_writer_t *w, const fmt_buf_t *bytes, uint64_t chunks, uin
 static int stage(ompf_wstream_t *s, fmt_buf_t *acc, uint32_t type, size_t count)
 {
     int rc = fmt_chunk_append(acc, type, (uint32_t)count, &s->payload, s->z,
-                              FMT_STREAM_ZSTD_LEVEL);
+                              s->n_events ? FMT_STREAM_ZSTD_LEVEL : FMT_NO_COMPRESSION);
     s->payload.len = 0;
     return rc;
 }
@@ -99,8 +79,8 @@ int ompf_wstream_flush(ompf_wstream_t *s)
         chunks++;
     }
     if (s->n_lab) {
-        fmt_enc_label_cols(&s->payload, &s->lc, s->n_lab);
-        if ((rc = stage(s, acc, FMT_CHUNK_LABELS, s->n_lab)))
+        fmt_enc_path_cols(&s->payload, &s->lc, s->n_lab);
+        if ((rc = stage(s, acc, FMT_CHUNK_PATHS, s->n_lab)))
             goto out;
         chunks++;
     }
@@ -154,37 +134,49 @@ static inline int account(ompf_wstream_t *s, size_t n)
 FMT_COLD static int grow_labels(ompf_wstream_t *s)
 {
     size_t cap = s->cap_lab ? 2 * s->cap_lab : 256;
-    fmt_label_cols_t *c = &s->lc;
-    GROW_COL(c, id, 8);
+    fmt_path_cols_t *c = &s->lc;
+    GROW_COL(c, first, 8);
     GROW_COL(c, parent, 8);
-    GROW_COL(c, comp, 8);
+    GROW_COL(c, comp, 8 * FMT_PATH_MAX);
+    GROW_COL(c, n, 1);
     s->cap_lab = cap;
     return 0;
 }
 
-FMT_COLD static int label_slow(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
-                               uint64_t component)
+FMT_COLD static int path_slow(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
+                              const uint64_t *comps, unsigned n)
 {
     if (grow_labels(s))
         return OMPF_ENOMEM;
-    return ompf_wstream_label(s, id, parent_id, component);
+    return ompf_wstream_label_path(s, first_id, parent_id, comps, n);
 }
 
-/* The record calls store their fields and count bytes; growth and flush
- * are tail calls, so that the common path needs no stack frame. */
+/* The record calls check their arguments and store the fields
+ * (wstream.h: the tool inlines that part); growth and flush are out of
+ * line.  A path longer than FMT_PATH_MAX nodes is split into records. */
+int ompf_wstream_label_path(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
+                            const uint64_t *comps, unsigned n)
+{
+    if (!s || first_id == 0 || !comps || n == 0 || n > 16 || first_id + (n - 1) < first_id)
+        return OMPF_EINVAL;
+    while (n > FMT_PATH_MAX) {
+        int rc = ompf_wstream_label_path(s, first_id, parent_id, comps, FMT_PATH_MAX);
+        if (rc)
+            return rc;
+        parent_id = first_id + FMT_PATH_MAX - 1;
+        first_id += FMT_PATH_MAX;
+        comps += FMT_PATH_MAX;
+        n -= FMT_PATH_MAX;
+    }
+    if (s->n_lab == s->cap_lab)
+        return path_slow(s, first_id, parent_id, comps, n);
+    return fmt_ws_path(s, first_id, parent_id, comps, n);
+}
+
 int ompf_wstream_label(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
                        uint64_t component)
 {
-    if (!s || id == 0)
-        return OMPF_EINVAL;
-    size_t i = s->n_lab;
-    if (i == s->cap_lab)
-        return label_slow(s, id, parent_id, component);
-    s->lc.id[i] = id;
-    s->lc.parent[i] = parent_id;
-    s->lc.comp[i] = component;
-    s->n_lab = i + 1;
-    return account(s, 3 * sizeof(uint64_t));
+    return ompf_wstream_label_path(s, id, parent_id, &component, 1);
 }
 
 int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id, const ompf_construct_t *c)
@@ -234,17 +226,12 @@ static void free_cols(ompf_wstream_t *s)
     void *cols[] = {c->id,     c->cid,         c->lid,       c->start,      c->end,
                     c->iter_start, c->iter_count, c->thread, c->team_thread, c->team_size,
                     c->parts,  c->cpu,         c->core,      c->numa,       c->kind,
-                    c->vals,   s->lc.id,       s->lc.parent, s->lc.comp};
+                    c->vals,   s->lc.first,    s->lc.parent, s->lc.comp, s->lc.n};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
         free(cols[k]);
 }
 
-/* Out of line: the no-event case (the tool without counters) then needs
- * no call and no stack frame. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void put_values(ompf_wstream_t *s, size_t i, const double *values)
+void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values)
 {
     uint32_t ne = s->n_events;
     double *v = s->xc.vals + i * ne;
@@ -268,29 +255,9 @@ int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_i
 {
     if (!s || !xu)
         return OMPF_EINVAL;
-    size_t i = s->n_xu;
-    if (i == s->cap_xu)
+    if (s->n_xu == s->cap_xu)
         return xu_slow(s, xu, construct_id, label_id, values);
-    fmt_xu_cols_t *c = &s->xc;
-    c->id[i] = xu->id;
-    c->cid[i] = construct_id;
-    c->lid[i] = label_id;
-    c->thread[i] = xu->thread;
-    c->team_thread[i] = xu->team_thread;
-    c->team_size[i] = xu->team_size;
-    c->parts[i] = xu->parts;
-    c->cpu[i] = xu->cpu;
-    c->core[i] = xu->core;
-    c->numa[i] = xu->numa;
-    c->kind[i] = xu->kind;
-    c->start[i] = xu->start_ns;
-    c->end[i] = xu->end_ns;
-    c->iter_start[i] = xu->iter_start;
-    c->iter_count[i] = xu->iter_count;
-    s->n_xu = i + 1;
-    if (s->n_events)
-        put_values(s, i, values);
-    return account(s, s->xu_bytes);
+    return fmt_ws_xu(s, xu, construct_id, label_id, values);
 }
 
 int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t)

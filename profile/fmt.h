@@ -30,7 +30,8 @@ enum {
     FMT_CHUNK_THREADS = 6,
     FMT_CHUNK_SOURCES = 7,
     FMT_CHUNK_END = 8,
-    FMT_CHUNK_TYPE_MAX = 8
+    FMT_CHUNK_PATHS = 9, /* version 2 */
+    FMT_CHUNK_TYPE_MAX = 9
 };
 
 #define FMT_CF_ZSTD 0x1u      /* payload is one zstd frame */
@@ -49,11 +50,20 @@ enum {
 /* ompf_profile_write compresses harder than the streaming writer: the
  * tool pays for every nanosecond per record, and the fast level -1 costs
  * a third of level 1's time for 14-46 % more bytes (docs/format.md, 8).
+ * The streaming writer compresses only streams with event values: without
+ * them a version 2 chunk is ~4-6 bytes per XU raw, and zstd would be the
+ * writer's largest cost per record (docs/format.md, 8).
  * FMT_STREAM_ZSTD_LEVEL can be overridden at build time for experiments. */
 #define FMT_ZSTD_LEVEL 1
 #ifndef FMT_STREAM_ZSTD_LEVEL
 #define FMT_STREAM_ZSTD_LEVEL (-1)
 #endif
+/* Version 2: XUS and PATHS chunks hold at most this many records (their
+ * constant columns take no bytes per record, so the payload size no
+ * longer bounds the count). */
+#define FMT_MAX_COLUMN_RECORDS (1u << 20)
+/* Version 2 PATHS: nodes per path record. */
+#define FMT_PATH_MAX 4u
 /* Records per chunk written by ompf_profile_write. */
 #define FMT_XUS_PER_CHUNK 65536u
 #define FMT_LABELS_PER_CHUNK 262144u
@@ -226,12 +236,16 @@ typedef struct fmt_xu_row {
 void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *rows, size_t n,
                  uint32_t n_events, uint32_t n_prov);
 /* The streaming writer's buffers: one array per field (contiguous
- * columns encode several times faster than rows).  Same payloads as
- * fmt_enc_labels and fmt_enc_xus (n_prov = 0). */
-typedef struct fmt_label_cols {
-    uint64_t *id, *parent, *comp;
-} fmt_label_cols_t;
-void fmt_enc_label_cols(fmt_buf_t *b, const fmt_label_cols_t *c, size_t n);
+ * columns encode several times faster than rows).  fmt_enc_xu_cols writes
+ * the payload of fmt_enc_xus (n_prov = 0). */
+/* PATHS records: n[i] nodes with ids first[i] .. first[i] + n[i] - 1, the
+ * first a child of parent[i], each next a child of the one before, with
+ * components comp[i * FMT_PATH_MAX + j]. */
+typedef struct fmt_path_cols {
+    uint64_t *first, *parent, *comp;
+    uint8_t *n;
+} fmt_path_cols_t;
+void fmt_enc_path_cols(fmt_buf_t *b, const fmt_path_cols_t *c, size_t n);
 
 typedef struct fmt_xu_cols {
     uint64_t *id, *cid, *lid, *start, *end, *iter_start, *iter_count;
@@ -242,7 +256,8 @@ typedef struct fmt_xu_cols {
 } fmt_xu_cols_t;
 void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_events);
 
-/* Number of scalar columns of an XUS chunk before the value columns. */
+/* Number of scalar columns of an XUS chunk before the value columns.
+ * Version 2 prefixes each of them with a mode (docs/format.md, 1.3). */
 #define FMT_XU_COLUMNS 15
 
 /* ---- id map: u64 id -> u32 index -------------------------------------- */

@@ -11,7 +11,7 @@ const char *fmt_chunk_name(uint32_t type)
 {
     static const char *const names[] = {
         "?", "META", "EVENTS", "CONSTRUCTS", "LABELS",
-        "XUS", "THREADS", "SOURCES", "END",
+        "XUS", "THREADS", "SOURCES", "END", "PATHS",
     };
     return type <= FMT_CHUNK_TYPE_MAX ? names[type] : "unknown";
 }
@@ -426,16 +426,72 @@ void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
             prev_ = v_;                                                     \
         }                                                                   \
     } while (0)
-#define PLAIN_COLUMN(expr)                                                  \
+
+/* Mode column (version 2, docs/format.md 1.3) of n items: item 0 is
+ * FIRST, item i >= 1 is ITEM (an expression in i), both before the
+ * zigzag when SIGNED.  Items 1.. all equal: mode 1, item 0, item 1; else
+ * mode 0 and every item.  One pass decides, on the raw numbers with adds,
+ * ORs and XORs only (vectorisable: no zigzag, whose 64-bit arithmetic
+ * shift SSE2/AVX2 lack): equal raw numbers are equal items, and a zigzag
+ * item is one byte iff its raw number + 64 is below 128.  When every item
+ * is one byte the second pass is a narrowing copy.  Updates o; both
+ * writers use it, so the stream's bytes are the row encoder's. */
+#define MCOL_ITEM_(SIGNED, X) ((SIGNED) ? fmt_zz((int64_t)(X)) : (uint64_t)(X))
+#define MCOL(N, FIRST, ITEM, SIGNED)                                        \
     do {                                                                    \
-        for (size_t i = 0; i < n; i++)                                      \
-            o = put_uv(o, (expr));                                          \
+        size_t n_ = (N);                                                    \
+        if (n_ == 0) {                                                      \
+            *o++ = 0;                                                       \
+            break;                                                          \
+        }                                                                   \
+        uint64_t first_ = (uint64_t)(FIRST);                                \
+        if (n_ == 1) {                                                      \
+            *o++ = 0;                                                       \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, first_));                      \
+            break;                                                          \
+        }                                                                   \
+        uint64_t second_;                                                   \
+        {                                                                   \
+            size_t i = 1;                                                   \
+            second_ = (uint64_t)(ITEM);                                     \
+        }                                                                   \
+        const uint64_t bias_ = (SIGNED) ? 64 : 0;                           \
+        uint64_t acc_ = (first_ + bias_) | (second_ + bias_), dif_ = 0;     \
+        for (size_t i = 2; i < n_; i++) {                                   \
+            uint64_t it_ = (uint64_t)(ITEM);                                \
+            acc_ |= it_ + bias_;                                            \
+            dif_ |= it_ ^ second_;                                          \
+        }                                                                   \
+        if (!dif_) {                                                        \
+            *o++ = 1;                                                       \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, first_));                      \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, second_));                     \
+            break;                                                          \
+        }                                                                   \
+        *o++ = 0;                                                           \
+        if (acc_ < 0x80) {                                                  \
+            o[0] = (unsigned char)MCOL_ITEM_(SIGNED, first_);               \
+            for (size_t i = 1; i < n_; i++)                                 \
+                o[i] = (unsigned char)MCOL_ITEM_(SIGNED, (ITEM));           \
+            o += n_;                                                        \
+        } else {                                                            \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, first_));                      \
+            for (size_t i = 1; i < n_; i++)                                 \
+                o = put_uv(o, MCOL_ITEM_(SIGNED, (ITEM)));                  \
+        }                                                                   \
     } while (0)
+/* sv(v[i] - v[i-1]), v[-1] = 0; plain uv; sv */
+#define MCOL_DELTA(V) MCOL(n, V(0), V(i) - V(i - 1), 1)
+#define MCOL_PLAIN(V) MCOL(n, V(0), V(i), 0)
+#define MCOL_SIGNED(V) MCOL(n, (int64_t)V(0), (int64_t)V(i), 1)
 
 static size_t xus_items(size_t n, uint32_t n_events, uint32_t n_prov)
 {
     size_t per = FMT_XU_COLUMNS + (size_t)n_events + n_prov;
-    return n > (SIZE_MAX / UV_MAX - 2) / per ? SIZE_MAX : 2 + n * per;
+    /* + the mode of each scalar column */
+    return n > (SIZE_MAX / UV_MAX - 2 - FMT_XU_COLUMNS) / per
+               ? SIZE_MAX
+               : 2 + FMT_XU_COLUMNS + n * per;
 }
 
 void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
@@ -446,21 +502,36 @@ void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
         return;
     o = put_uv(o, n_events);
     o = put_uv(o, n_prov);
-    DELTA_COLUMN(r[i].xu->id);
-    DELTA_COLUMN(r[i].cid);
-    DELTA_COLUMN(r[i].lid);
-    PLAIN_COLUMN(r[i].xu->thread);
-    PLAIN_COLUMN(r[i].xu->team_thread);
-    PLAIN_COLUMN(r[i].xu->team_size);
-    PLAIN_COLUMN(r[i].xu->parts);
-    PLAIN_COLUMN(fmt_zz(r[i].xu->cpu));
-    PLAIN_COLUMN(fmt_zz(r[i].xu->core));
-    PLAIN_COLUMN(fmt_zz(r[i].xu->numa));
-    PLAIN_COLUMN(r[i].xu->kind);
-    DELTA_COLUMN(r[i].xu->start_ns);
-    PLAIN_COLUMN(fmt_zz((int64_t)(r[i].xu->end_ns - r[i].xu->start_ns)));
-    DELTA_COLUMN(r[i].xu->iter_start);
-    PLAIN_COLUMN(r[i].xu->iter_count);
+#define R_ID(i) r[i].xu->id
+#define R_CID(i) r[i].cid
+#define R_LID(i) r[i].lid
+#define R_THREAD(i) r[i].xu->thread
+#define R_TT(i) r[i].xu->team_thread
+#define R_TS(i) r[i].xu->team_size
+#define R_PARTS(i) r[i].xu->parts
+#define R_CPU(i) r[i].xu->cpu
+#define R_CORE(i) r[i].xu->core
+#define R_NUMA(i) r[i].xu->numa
+#define R_KIND(i) r[i].xu->kind
+#define R_START(i) r[i].xu->start_ns
+#define R_DUR(i) (r[i].xu->end_ns - r[i].xu->start_ns)
+#define R_ISTART(i) r[i].xu->iter_start
+#define R_ICOUNT(i) r[i].xu->iter_count
+    MCOL_DELTA(R_ID);
+    MCOL_DELTA(R_CID);
+    MCOL_DELTA(R_LID);
+    MCOL_PLAIN(R_THREAD);
+    MCOL_PLAIN(R_TT);
+    MCOL_PLAIN(R_TS);
+    MCOL_PLAIN(R_PARTS);
+    MCOL_SIGNED(R_CPU);
+    MCOL_SIGNED(R_CORE);
+    MCOL_SIGNED(R_NUMA);
+    MCOL_PLAIN(R_KIND);
+    MCOL_DELTA(R_START);
+    MCOL_SIGNED(R_DUR);
+    MCOL_DELTA(R_ISTART);
+    MCOL_PLAIN(R_ICOUNT);
     for (uint32_t e = 0; e < n_events; e++)
         for (size_t i = 0; i < n; i++)
             o = put_value(o, r[i].values[e]);
@@ -470,68 +541,76 @@ void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
     enc_end(b, o);
 }
 
-/* ---- contiguous columns (the streaming writer) -------------------------
- * Two passes per column: the first ORs every entry (vectorisable); when
- * all entries are below 128 each varint is one byte and the second pass is
- * a plain narrowing copy, else it writes varints.  Same bytes as the
- * DELTA_COLUMN / PLAIN_COLUMN loops above, several times faster on the
- * tool's columns, most of which hold small numbers. */
-#define COL_BODY(N, ZZ)                                                     \
-    do {                                                                    \
-        uint64_t acc_ = 0;                                                  \
-        for (size_t i = 0; i < (N); i++)                                    \
-            acc_ |= (ZZ);                                                   \
-        if (acc_ < 0x80) {                                                  \
-            for (size_t i = 0; i < (N); i++)                                \
-                o[i] = (unsigned char)(ZZ);                                 \
-            return o + (N);                                                 \
-        }                                                                   \
-        for (size_t i = 0; i < (N); i++)                                    \
-            o = put_uv(o, (ZZ));                                            \
-        return o;                                                           \
-    } while (0)
+/* ---- contiguous columns (the streaming writer) ------------------------- */
 
-/* sv(v[i] - v[i-1]), v[-1] = 0 */
-static unsigned char *col_delta(unsigned char *o, const uint64_t *v, size_t n)
+/* Column j of PATHS: delta column of comp[i * FMT_PATH_MAX + j] over the
+ * records with n[i] > j, as a mode column. */
+static unsigned char *path_comp_col(unsigned char *o, const fmt_path_cols_t *c, size_t n,
+                                    unsigned j)
 {
-    if (!n)
-        return o;
-    o = put_uv(o, fmt_zz((int64_t)v[0]));
-    const uint64_t *next = v + 1;
-    n--;
-    COL_BODY(n, fmt_zz((int64_t)(next[i] - v[i])));
-}
-/* sv(a[i] - b[i]) */
-static unsigned char *col_diff(unsigned char *o, const uint64_t *a, const uint64_t *b,
-                               size_t n)
-{
-    COL_BODY(n, fmt_zz((int64_t)(a[i] - b[i])));
-}
-static unsigned char *col_u64(unsigned char *o, const uint64_t *v, size_t n)
-{
-    COL_BODY(n, v[i]);
-}
-static unsigned char *col_u32(unsigned char *o, const uint32_t *v, size_t n)
-{
-    COL_BODY(n, (uint64_t)v[i]);
-}
-static unsigned char *col_i32(unsigned char *o, const int32_t *v, size_t n)
-{
-    COL_BODY(n, fmt_zz(v[i]));
-}
-static unsigned char *col_u8(unsigned char *o, const uint8_t *v, size_t n)
-{
-    COL_BODY(n, (uint64_t)v[i]);
+    uint64_t prev = 0, first = 0, second = 0, dif = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (c->n[i] <= j)
+            continue;
+        uint64_t v = c->comp[i * FMT_PATH_MAX + j];
+        uint64_t it = fmt_zz((int64_t)(v - prev));
+        prev = v;
+        if (m == 0)
+            first = it;
+        else if (m == 1)
+            second = it;
+        else
+            dif |= it ^ second;
+        m++;
+    }
+    if (m >= 2 && !dif) {
+        *o++ = 1;
+        o = put_uv(o, first);
+        return put_uv(o, second);
+    }
+    *o++ = 0;
+    prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (c->n[i] <= j)
+            continue;
+        uint64_t v = c->comp[i * FMT_PATH_MAX + j];
+        o = put_uv(o, fmt_zz((int64_t)(v - prev)));
+        prev = v;
+    }
+    return o;
 }
 
-void fmt_enc_label_cols(fmt_buf_t *b, const fmt_label_cols_t *c, size_t n)
+void fmt_enc_path_cols(fmt_buf_t *b, const fmt_path_cols_t *c, size_t n)
 {
-    unsigned char *o = enc_begin(b, 3 * n);
+    if (n > SIZE_MAX / UV_MAX / (3 + FMT_PATH_MAX) - 8) {
+        b->oom = 1;
+        return;
+    }
+    unsigned char *o = enc_begin(b, (3 + FMT_PATH_MAX) * (n + 2));
     if (!o)
         return;
-    o = col_delta(o, c->id, n);
-    o = col_diff(o, c->id, c->parent, n);
-    o = col_delta(o, c->comp, n);
+#define P_N(i) c->n[i]
+#define P_FIRST(i) c->first[i]
+#define P_PARENT(i) c->parent[i]
+#define P_COMP(i) c->comp[(i) * FMT_PATH_MAX + j]
+    MCOL_PLAIN(P_N);
+    MCOL_DELTA(P_FIRST);
+    MCOL_DELTA(P_PARENT);
+    /* positions every record has: plain columns; none has: empty */
+    unsigned nmin = FMT_PATH_MAX, nmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        nmin = c->n[i] < nmin ? c->n[i] : nmin;
+        nmax = c->n[i] > nmax ? c->n[i] : nmax;
+    }
+    for (unsigned j = 0; j < FMT_PATH_MAX; j++) {
+        if (j < nmin)
+            MCOL_DELTA(P_COMP);
+        else if (j >= nmax)
+            *o++ = 0;
+        else
+            o = path_comp_col(o, c, n, j);
+    }
     enc_end(b, o);
 }
 
@@ -542,21 +621,36 @@ void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_
         return;
     o = put_uv(o, n_events);
     o = put_uv(o, 0);
-    o = col_delta(o, c->id, n);
-    o = col_delta(o, c->cid, n);
-    o = col_delta(o, c->lid, n);
-    o = col_u32(o, c->thread, n);
-    o = col_u32(o, c->team_thread, n);
-    o = col_u32(o, c->team_size, n);
-    o = col_u32(o, c->parts, n);
-    o = col_i32(o, c->cpu, n);
-    o = col_i32(o, c->core, n);
-    o = col_i32(o, c->numa, n);
-    o = col_u8(o, c->kind, n);
-    o = col_delta(o, c->start, n);
-    o = col_diff(o, c->end, c->start, n);
-    o = col_delta(o, c->iter_start, n);
-    o = col_u64(o, c->iter_count, n);
+#define C_ID(i) c->id[i]
+#define C_CID(i) c->cid[i]
+#define C_LID(i) c->lid[i]
+#define C_THREAD(i) c->thread[i]
+#define C_TT(i) c->team_thread[i]
+#define C_TS(i) c->team_size[i]
+#define C_PARTS(i) c->parts[i]
+#define C_CPU(i) c->cpu[i]
+#define C_CORE(i) c->core[i]
+#define C_NUMA(i) c->numa[i]
+#define C_KIND(i) c->kind[i]
+#define C_START(i) c->start[i]
+#define C_DUR(i) (c->end[i] - c->start[i])
+#define C_ISTART(i) c->iter_start[i]
+#define C_ICOUNT(i) c->iter_count[i]
+    MCOL_DELTA(C_ID);
+    MCOL_DELTA(C_CID);
+    MCOL_DELTA(C_LID);
+    MCOL_PLAIN(C_THREAD);
+    MCOL_PLAIN(C_TT);
+    MCOL_PLAIN(C_TS);
+    MCOL_PLAIN(C_PARTS);
+    MCOL_SIGNED(C_CPU);
+    MCOL_SIGNED(C_CORE);
+    MCOL_SIGNED(C_NUMA);
+    MCOL_PLAIN(C_KIND);
+    MCOL_DELTA(C_START);
+    MCOL_SIGNED(C_DUR);
+    MCOL_DELTA(C_ISTART);
+    MCOL_PLAIN(C_ICOUNT);
     for (uint32_t e = 0; e < n_events; e++)
         for (size_t i = 0; i < n; i++)
             o = put_value(o, c->vals[i * n_events + e]);

@@ -82,11 +82,14 @@ static void *writer(void *arg)
             /* as the tool labels a task: a node for its rank among the
              * creator's children, then one for its construct's address */
             uint64_t rank = base | ++seq;
-            a->rc |= ompf_wstream_label(s, rank, parent, i + 1);
             lid = rank;
             if (a->work == W_TASK) {
+                /* both nodes in one record, as the tool writes them */
+                const uint64_t comps[2] = {i + 1, 0x4010a0};
                 lid = base | ++seq;
-                a->rc |= ompf_wstream_label(s, lid, rank, 0x4010a0);
+                a->rc |= ompf_wstream_label_path(s, rank, parent, comps, 2);
+            } else {
+                a->rc |= ompf_wstream_label(s, rank, parent, i + 1);
             }
         }
         if (a->work != W_LABEL) {

@@ -10,7 +10,10 @@ compute kernel; and the measured cost of one counter read.  Per-XU costs
 are CPU time (all threads) per XU, steadier than wall time on a shared
 machine; with one thread (default) the creating thread also runs every
 task; chunks run on two threads (CPU time of both, idle spinning
-included).  Each figure is the median of R runs."""
+included).  Runs of (a), (b), (c) alternate, R of each; every figure is
+given as best (minimum) / median of the R runs: the machine is shared, and
+the minimum is the least disturbed run.  Differences are taken best-best
+and median-median."""
 import argparse
 import os
 import statistics
@@ -52,35 +55,56 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ompf-overhead-")
     out = os.path.join(tmp, "p.ompf")
     print("tasks on %d thread(s), chunks on %d, %d XUs per workload, CPU "
-          "time per XU, median of %d runs" % (a.threads, max(2, a.threads),
-                                             a.n, a.reps))
-    res = {}
+          "time per XU, best / median of %d runs" % (
+              a.threads, max(2, a.threads), a.n, a.reps))
     # one thread creates and runs the tasks; chunks need a team of two
     # (a team of one runs a dynamic loop without dispatching chunks)
+    res = {}
     for work, n, th in (("tasks", a.n, a.threads),
                         ("chunks", a.n, max(2, a.threads))):
-        for mode in "abc":
-            per = statistics.median(run(a.build, work, n, mode, th,
-                                        out)[1] for _ in range(a.reps))
-            res[work, mode] = per
-        print("%-6s  (a) no tool %7.1f ns/XU   (b) tool %7.1f ns/XU "
-              "(+%.1f)   (c) tool+2 events %7.1f ns/XU (+%.1f over b)" % (
-                  work, res[work, "a"], res[work, "b"],
-                  res[work, "b"] - res[work, "a"], res[work, "c"],
-                  res[work, "c"] - res[work, "b"]))
+        per = {m: [] for m in "abc"}
+        for _ in range(a.reps):
+            for mode in "abc":
+                per[mode].append(run(a.build, work, n, mode, th, out)[1])
+        best = {m: min(v) for m, v in per.items()}
+        med = {m: statistics.median(v) for m, v in per.items()}
+        print("%-6s  (a) no tool %6.1f / %6.1f ns/XU   (b) tool %6.1f / %6.1f "
+              "(+%.1f / +%.1f)   (c) tool+2 events %7.1f / %7.1f (+%.1f / "
+              "+%.1f over b)" % (
+                  work, best["a"], med["a"], best["b"], med["b"],
+                  best["b"] - best["a"], med["b"] - med["a"], best["c"],
+                  med["c"], best["c"] - best["b"], med["c"] - med["b"]))
+        res[work] = (best, med)
     rc = subprocess.run([os.path.join(a.build, "bin", "tool_readcost"),
                          EVENTS], capture_output=True, text=True)
     print(rc.stdout.strip() or rc.stderr.strip())
+    f = rc.stdout.split()
+    if rc.returncode == 0 and len(f) > 4:
+        # (c) - (b) in counter reads: a task has two boundaries (start,
+        # end), a chunk one (its dispatch ends the previous chunk)
+        rb, rm = float(f[2]), float(f[4])
+        print("(c) - (b) in reads of that cost (best / median): tasks "
+              "%.2f / %.2f (2 boundaries per task), chunks %.2f / %.2f "
+              "(1 per chunk)" % (
+                  (res["tasks"][0]["c"] - res["tasks"][0]["b"]) / rb,
+                  (res["tasks"][1]["c"] - res["tasks"][1]["b"]) / rm,
+                  (res["chunks"][0]["c"] - res["chunks"][0]["b"]) / rb,
+                  (res["chunks"][1]["c"] - res["chunks"][1]["b"]) / rm))
     rows = a.rows
-    runs = {m: [run(a.build, "compute", rows, m, max(2, a.threads), out)
-                for _ in range(a.reps)] for m in "abc"}
-    wall = {m: statistics.median(r[0] for r in runs[m]) for m in "abc"}
-    cpu = {m: statistics.median(r[2] for r in runs[m]) for m in "abc"}
-    print("compute (%d rows, %.0f ms without tool, %d threads): CPU time "
-          "tool/no-tool %.3f, tool+2 events/no-tool %.3f (wall time %.3f, "
-          "%.3f)" % (rows, wall["a"] / 1e6, max(2, a.threads),
-                     cpu["b"] / cpu["a"], cpu["c"] / cpu["a"],
-                     wall["b"] / wall["a"], wall["c"] / wall["a"]))
+    runs = {m: [] for m in "abc"}
+    for _ in range(a.reps):
+        for m in "abc":
+            runs[m].append(run(a.build, "compute", rows, m,
+                               max(2, a.threads), out))
+    for label, pick in (("best", min), ("median", statistics.median)):
+        wall = {m: pick(r[0] for r in runs[m]) for m in "abc"}
+        cpu = {m: pick(r[2] for r in runs[m]) for m in "abc"}
+        print("compute (%d rows, %.0f ms without tool, %d threads, %s): CPU "
+              "time tool/no-tool %.3f, tool+2 events/no-tool %.3f (wall "
+              "time %.3f, %.3f)" % (rows, wall["a"] / 1e6, max(2, a.threads),
+                                    label, cpu["b"] / cpu["a"],
+                                    cpu["c"] / cpu["a"], wall["b"] / wall["a"],
+                                    wall["c"] / wall["a"]))
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)

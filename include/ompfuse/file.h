@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OMPF_FORMAT_VERSION 1u
+#define OMPF_FORMAT_VERSION 2u
 
 typedef struct ompf_read_info {
     int truncated;        /* 1 when the file ends before its END chunk (a
@@ -73,6 +73,12 @@ int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes,
  * parent id (0 for children of the root), one label component. */
 int ompf_wstream_label(ompf_wstream_t *s, uint64_t id, uint64_t parent_id,
                        uint64_t component);
+/* n (1..16) label nodes in one call: ids first_id .. first_id + n - 1, the
+ * first a child of parent_id, each next one a child of the one before,
+ * with components comps[0..n).  The same as n ompf_wstream_label calls. */
+int ompf_wstream_label_path(ompf_wstream_t *s, uint64_t first_id,
+                            uint64_t parent_id, const uint64_t *comps,
+                            unsigned n);
 /* Construct with a writer-chosen id (the same construct may be written by
  * several streams with the same id and content; the reader keeps one). */
 int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id,

@@ -167,8 +167,8 @@ static bytes_t m_xu_count_absurd(void)
 {
     bytes_t b = copy_base();
     size_t off = find_chunk(&b, FMT_CHUNK_XUS);
-    uint64_t raw = fmt_get_u64(b.d + off + 16);
-    fmt_put_u32(b.d + off + 24, (uint32_t)(raw / FMT_XU_COLUMNS + 1));
+    /* version 2: constant columns take no bytes, the count has a limit */
+    fmt_put_u32(b.d + off + 24, FMT_MAX_COLUMN_RECORDS + 1);
     fix_crc(&b, off);
     return b;
 }
@@ -578,7 +578,74 @@ typedef struct mcase {
     const char *fragment;
 } mcase_t;
 
+/* Version 2 PATHS chunk, hand-made: record A = nodes 10 (parent 0, comp
+ * 3) and 11 (comp 7); record B = node 20 (parent 11, comp 9).  Columns:
+ * n, first (delta), parent (delta), components at positions 0..3 (delta
+ * over the records that have them); each a mode (0: every item) then the
+ * items.  n_a/n_b set the node counts, mode_n the n column's mode. */
+static bytes_t paths_file(uint64_t n_a, uint64_t n_b, uint64_t mode_n, uint32_t version)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_buf_uv(&f.pl, mode_n);
+    fmt_buf_uv(&f.pl, n_a);
+    fmt_buf_uv(&f.pl, n_b);
+    fmt_buf_uv(&f.pl, 0);
+    fmt_buf_sv(&f.pl, 10);
+    fmt_buf_sv(&f.pl, 10);
+    fmt_buf_uv(&f.pl, 0);
+    fmt_buf_sv(&f.pl, 0);
+    fmt_buf_sv(&f.pl, 11);
+    fmt_buf_uv(&f.pl, 0); /* position 0: both records */
+    fmt_buf_sv(&f.pl, 3);
+    fmt_buf_sv(&f.pl, 6);
+    fmt_buf_uv(&f.pl, 0); /* position 1: record A */
+    fmt_buf_sv(&f.pl, 7);
+    fmt_buf_uv(&f.pl, 0);
+    fmt_buf_uv(&f.pl, 0);
+    fb_chunk(&f, FMT_CHUNK_PATHS, 2);
+    fb_xu(&f, 1, 20, 0, OMPF_XU_TASK);
+    bytes_t b = fb_done(&f);
+    fmt_put_u32(b.d + 8, version);
+    fix_header_crc(&b);
+    return b;
+}
+static bytes_t c_paths_valid(void) { return paths_file(2, 1, 0, 2); }
+static bytes_t c_paths_empty(void) { return paths_file(2, 0, 0, 2); }
+static bytes_t c_paths_long(void) { return paths_file(5, 1, 0, 2); }
+static bytes_t c_paths_mode(void) { return paths_file(2, 1, 2, 2); }
+static bytes_t c_paths_v1(void) { return paths_file(2, 1, 0, 1); }
+/* A version 1 file (XUS columns without modes) is still read. */
+static bytes_t c_version1(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{2, 0, 7}};
+    fb_labels(&f, l, 1);
+    fmt_buf_uv(&f.pl, 1); /* events */
+    fmt_buf_uv(&f.pl, 0); /* sources */
+    static const int64_t sv[15] = {1, 1, 2, 0, 0, 1, 1, -1, -1, -1, 0, 100, 5, 0, 0};
+    for (int k = 0; k < 15; k++)
+        if (k == 7 || k == 8 || k == 9 || k == 11 || k == 12 || k <= 2 || k == 13)
+            fmt_buf_sv(&f.pl, sv[k]);
+        else
+            fmt_buf_uv(&f.pl, (uint64_t)sv[k]);
+    fmt_buf_value(&f.pl, 5);
+    fb_chunk(&f, FMT_CHUNK_XUS, 1);
+    f.xus++;
+    bytes_t b = fb_done(&f);
+    fmt_put_u32(b.d + 8, 1);
+    fix_header_crc(&b);
+    return b;
+}
+
 static const mcase_t cases[] = {
+    {"version 2 label paths", c_paths_valid, 0, NULL},
+    {"version 1 file", c_version1, 0, NULL},
+    {"label path of 0 nodes", c_paths_empty, OMPF_EFORMAT, "has 0 nodes"},
+    {"label path of 5 nodes", c_paths_long, OMPF_EFORMAT, "has 5 nodes"},
+    {"column mode 2", c_paths_mode, OMPF_EFORMAT, "runs past the end"},
+    {"PATHS in a version 1 file", c_paths_v1, OMPF_EFORMAT, "unknown chunk type 9"},
     {"crafted valid file (parent after child)", c_valid, 0, NULL},
     {"unknown skippable chunk", c_skippable, 0, NULL},
     {"identical duplicate label", c_label_dup_same, 0, NULL},

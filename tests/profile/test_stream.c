@@ -236,11 +236,19 @@ static uint64_t rnd(uint64_t *s)
 
 /* A number of the kind column c of a test with shape m holds: all tiny
  * (the encoder's one-byte path), one large entry among tiny ones, mixed
- * magnitudes, extremes. */
+ * magnitudes, extremes, constant (version 2's mode 1), an arithmetic
+ * progression (constant deltas), constant but for the last entry. */
+#define SHAPES 7
 static uint64_t pick(uint64_t *seed, int m, size_t i, size_t n)
 {
     uint64_t r = rnd(seed);
     switch (m) {
+    case 4:
+        return 5;
+    case 5:
+        return 7 + 3 * (uint64_t)i;
+    case 6:
+        return i + 1 == n ? r : 9;
     case 0:
         return r & 0x3f;
     case 1:
@@ -256,16 +264,16 @@ static uint64_t pick(uint64_t *seed, int m, size_t i, size_t n)
     }
 }
 
-/* fmt_enc_xu_cols / fmt_enc_label_cols (the stream's buffers) must write
- * exactly the bytes of the row encoders (ompf_profile_write's), which the
- * reader's tests cover: same format, two layouts. */
+/* fmt_enc_xu_cols (the stream's buffers) must write exactly the bytes of
+ * the row encoder (ompf_profile_write's), which the reader's tests cover:
+ * same format, two layouts.  (Label paths: test_label_paths.) */
 static void test_column_codec_matches_rows(void **state)
 {
     (void)state;
     static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000};
     uint64_t seed = 0x2545f4914f6cdd1dULL;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
-        for (int m = 0; m < 4; m++)
+        for (int m = 0; m < SHAPES; m++)
             for (uint32_t ne = 0; ne <= 3; ne += 3) {
                 size_t n = sizes[si], cap = n ? n : 1;
                 fmt_xu_cols_t c;
@@ -281,8 +289,6 @@ static void test_column_codec_matches_rows(void **state)
                 c.vals = calloc(cap * (ne ? ne : 1), sizeof(double));
                 ompf_xu_t *xu = calloc(cap, sizeof *xu);
                 fmt_xu_row_t *rows = calloc(cap, sizeof *rows);
-                fmt_label_rec_t *lr = calloc(cap, sizeof *lr);
-                uint64_t *lid = calloc(cap, 8), *lpar = calloc(cap, 8), *lcomp = calloc(cap, 8);
                 assert_non_null(xu);
                 assert_non_null(rows);
                 static const double specials[] = {0.5, -0.0, 1e300, -3.0, 9007199254740993.0};
@@ -312,9 +318,6 @@ static void test_column_codec_matches_rows(void **state)
                     }
                     rows[i] = (fmt_xu_row_t){.xu = x, .cid = c.cid[i], .lid = c.lid[i],
                                              .values = c.vals + i * ne};
-                    lr[i].id = lid[i] = pick(&seed, m, i, n);
-                    lr[i].parent = lpar[i] = pick(&seed, m, i, n);
-                    lr[i].comp = lcomp[i] = pick(&seed, m, i, n);
                 }
                 fmt_buf_t a = {0}, b = {0};
                 fmt_enc_xus(&a, rows, n, ne, 0);
@@ -322,20 +325,13 @@ static void test_column_codec_matches_rows(void **state)
                 assert_false(a.oom || b.oom);
                 assert_int_equal(a.len, b.len);
                 assert_memory_equal(a.data, b.data, a.len);
-                a.len = b.len = 0;
-                fmt_label_cols_t lc = {lid, lpar, lcomp};
-                fmt_enc_labels(&a, lr, n);
-                fmt_enc_label_cols(&b, &lc, n);
-                assert_int_equal(a.len, b.len);
-                if (n)
-                    assert_memory_equal(a.data, b.data, a.len);
                 fmt_buf_free(&a);
                 fmt_buf_free(&b);
                 for (int k = 0; k < 7; k++)
                     free(u64[k]);
                 free(c.thread), free(c.team_thread), free(c.team_size), free(c.parts);
                 free(c.cpu), free(c.core), free(c.numa), free(c.kind), free(c.vals);
-                free(xu), free(rows), free(lr), free(lid), free(lpar), free(lcomp);
+                free(xu), free(rows);
             }
 }
 
@@ -434,6 +430,87 @@ static void test_stream_extremes(void **state)
     gen_rmdir(dir);
 }
 
+/* Label paths (PATHS chunks): chains of 1..7 nodes (longer than
+ * FMT_PATH_MAX: split) below the root, below earlier nodes, and below
+ * nodes of another stream written later; components of every shape,
+ * including runs of constant ones; XUs with constant columns. */
+static void test_label_paths(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/p.ompf", dir);
+    ompf_profile_t *h = header();
+    ompf_error_t err = {0};
+    ompf_writer_t *w;
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    ompf_wstream_t *s, *s2;
+    assert_int_equal(ompf_wstream_create(w, 3000, &s), 0); /* many flushes */
+    assert_int_equal(ompf_wstream_create(w, 0, &s2), 0);
+    ompf_construct_t c = {.module = "/bin/app", .build_id = "", .offset = 1,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_wstream_construct(s, 3, &c), 0);
+    enum { N = 6000, LATE = 1000000 };
+    uint64_t seed = 99, next = 1;
+    uint64_t *last = calloc(N, 8), (*comps)[8] = calloc(N, sizeof *comps);
+    unsigned *len = calloc(N, sizeof *len);
+    uint64_t *par = calloc(N, 8);
+    assert_non_null(last);
+    for (uint32_t k = 0; k < N; k++) {
+        int m = (int)(k / 500) % SHAPES;
+        unsigned n = 1 + (unsigned)(rnd(&seed) % 7);
+        if (k % 1000 < 500)
+            n = 2; /* runs of equal lengths: constant columns */
+        for (unsigned j = 0; j < n; j++)
+            comps[k][j] = pick(&seed, m, k, N);
+        uint64_t parent = k % 3 == 0 ? 0 : k % 3 == 1 ? last[k / 2] : LATE + k % 5;
+        par[k] = parent;
+        len[k] = n;
+        assert_int_equal(ompf_wstream_label_path(s, next, parent, comps[k], n), 0);
+        last[k] = next + n - 1;
+        next += n + 1; /* an XU id in between, as the tool does */
+        ompf_xu_t x = {.id = next - 1, .thread = 0, .team_size = 2, .parts = 1, .cpu = 1,
+                       .core = -1, .numa = 0, .kind = OMPF_XU_TASK, .start_ns = 100 * k,
+                       .end_ns = 100 * k + 40};
+        assert_int_equal(ompf_wstream_xu(s, &x, 3, last[k], NULL), 0);
+    }
+    for (uint64_t j = 0; j < 5; j++) /* the parents written late, elsewhere */
+        assert_int_equal(ompf_wstream_label(s2, LATE + j, 0, 1000 + j), 0);
+    ompf_thread_t th = {.index = 0, .os_tid = 1};
+    assert_int_equal(ompf_wstream_thread(s, &th), 0);
+    assert_int_equal(ompf_writer_finish(w, NULL, &err), 0);
+
+    ompf_profile_t *p;
+    int rc = ompf_profile_read(path, &p, NULL, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ompf_xu_count(p), N);
+    for (uint32_t k = 0; k < N; k++) {
+        const ompf_xu_t *x = ompf_xu_get(p, k);
+        assert_int_equal(x->start_ns, 100 * k);
+        assert_int_equal(x->end_ns, 100 * k + 40);
+        assert_int_equal(x->team_size, 2);
+        assert_int_equal(x->cpu, 1);
+        uint32_t node = x->label;
+        for (unsigned j = len[k]; j-- > 0;) {
+            assert_int_equal(ompf_label_component(p, node), comps[k][j]);
+            node = ompf_label_parent(p, node);
+        }
+        /* the chain continues at the parent's label */
+        if (par[k] == 0)
+            assert_int_equal(ompf_label_depth(p, node), 0);
+        else if (par[k] >= LATE)
+            assert_int_equal(ompf_label_component(p, node), 1000 + par[k] - LATE);
+        else
+            assert_int_equal(node, ompf_xu_get(p, k / 2)->label);
+    }
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(h);
+    free(last), free(comps), free(len), free(par);
+    gen_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_crashed_writer),
         cmocka_unit_test(test_column_codec_matches_rows),
         cmocka_unit_test(test_stream_extremes),
+        cmocka_unit_test(test_label_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -909,11 +909,12 @@ def t_hem_both():
             # over the whole thread both estimators scale the same totals
             # (they differ only by the first reading, microseconds after
             # the engine started: cumulative subtracts its scaled value,
-            # delta its raw one)
+            # delta its raw one; under ASan that reading can hold a few
+            # page faults of the new thread's shadow memory, seen up to 3)
             for e in range(4):
                 a_, b_ = tp["total"][e], tq["total"][e]
                 check(a_ is None or b_ is None or
-                      abs(a_ - b_) <= 1e-3 * max(abs(a_), abs(b_)) + 2,
+                      abs(a_ - b_) <= 1e-3 * max(abs(a_), abs(b_)) + 8,
                       "%s thread %d %s: totals %s vs %s" % (
                           mode, tp["index"], p.events[e][0], a_, b_))
         print("%s + sibling %s: %d XUs, %.1f%% hem-delta values missing" % (
