@@ -39,34 +39,21 @@ int ompf_campaign_load_args(const char *dir, char **cwd, int *argc,
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/run.args", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    char *buf;
+    size_t n;
+    int rc = ompf_read_file(path, (size_t)1 << 24, &buf, &n);
+    if (rc == OMPF_ENOMEM)
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    if (rc == OMPF_EIO)
         return ompf_error_set(err, OMPF_ENOTFOUND,
                               "%s: %s; --resume needs a directory made by "
                               "`ompfuse run --out DIR` (run that command "
                               "again instead)",
                               path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    if (rc)
+        n = 0; /* larger than 16 MiB: damaged */
     if (n == 0 || buf[n - 1] != '\0') {
-        free(buf);
+        free(buf); /* NULL when too large */
         return ompf_error_set(err, OMPF_EFORMAT,
                               "%s is damaged (it must end in a NUL byte); "
                               "run the original `ompfuse run` command again",

@@ -866,29 +866,10 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
  * the first benchmark's section; written to a new file and renamed. */
 static int insert_verdicts(const char *path, const result_t *res, size_t n)
 {
-    FILE *in = fopen(path, "r");
-    if (!in)
+    char *doc;
+    size_t len;
+    if (ompf_read_file(path, (size_t)1 << 30, &doc, &len) != 0)
         return -1;
-    size_t cap = 1 << 16, len = 0;
-    char *doc = malloc(cap + 1);
-    size_t got;
-    while (doc && (got = fread(doc + len, 1, cap - len, in)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *d = realloc(doc, 2 * cap + 1);
-            if (!d) {
-                free(doc);
-                doc = NULL;
-                break;
-            }
-            doc = d;
-            cap *= 2;
-        }
-    }
-    fclose(in);
-    if (!doc)
-        return -1;
-    doc[len] = '\0';
     char *at = strstr(doc, "<section class=\"group\"");
     if (!at)
         at = strstr(doc, "</body>");

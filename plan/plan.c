@@ -1,4 +1,5 @@
 /* The plan: an ordered list of comment and run lines, text parse/write. */
+#include "ompfuse/file.h"
 #include "ompfuse/plan.h"
 
 #include <ctype.h>
@@ -537,32 +538,21 @@ int ompf_plan_load(const char *path, ompf_plan_t **out, ompf_error_t *err)
 {
     if (!path || !out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_plan_load: no path");
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char *buf;
+    size_t n;
+    int rc = ompf_read_file(path, (size_t)1 << 26, &buf, &n);
+    if (rc == OMPF_ENOMEM)
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    if (rc == OMPF_ERANGE)
+        return ompf_error_set(err, OMPF_EFORMAT,
+                              "%s is larger than 64 MiB: not a plan; plans "
+                              "are text files written by `ompfuse plan`",
+                              path);
+    if (rc)
         return ompf_error_set(err, OMPF_EIO,
                               "cannot read the plan %s: %s; make one with "
                               "`ompfuse plan -o %s`",
                               path, strerror(errno), path);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
-    buf[n] = '\0';
     if (memchr(buf, '\0', n)) {
         free(buf);
         return ompf_error_set(err, OMPF_EFORMAT,
@@ -570,7 +560,7 @@ int ompf_plan_load(const char *path, ompf_plan_t **out, ompf_error_t *err)
                               "files written by `ompfuse plan`",
                               path);
     }
-    int rc = ompf_plan_parse(buf, path, out, err);
+    rc = ompf_plan_parse(buf, path, out, err);
     free(buf);
     return rc;
 }

@@ -120,6 +120,13 @@ int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp,
 int ompf_outfile_commit(ompf_outfile_t *o, ompf_error_t *err);
 void ompf_outfile_abort(ompf_outfile_t *o);
 
+/* ---- small input files read whole (plans, models, saved commands) --------
+ * *data: the file's bytes plus a terminating NUL (free it), *len (may be
+ * NULL) their count.  0; OMPF_EIO when it cannot be opened or read (errno
+ * says why); OMPF_ERANGE when it is larger than max bytes; OMPF_ENOMEM.
+ * The caller words the message: it knows what the file was meant to be. */
+int ompf_read_file(const char *path, size_t max, char **data, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif
