@@ -334,6 +334,19 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
     double ml = names ? 120 : 34, mt = 28;
     double W = ml + cell * (double)ne + 16;
     double H = mt + cell * (double)ne + (names ? 100 : 40);
+    /* the title (target name and EPD) must fit: ~7.6 px per character of
+     * 13 px bold; centred over the matrix unless that would clip it */
+    char epd[48] = "";
+    if (r && !isnan(r->epd))
+        snprintf(epd, sizeof epd, " (EPD %.3g)", r->epd);
+    double tw = 7.6 * (double)(strlen(g->targets[t].name) + strlen(epd));
+    if (W < tw + 20)
+        W = tw + 20;
+    double tx = ml + cell * (double)ne / 2;
+    if (tx + tw / 2 > W - 8)
+        tx = W - 8 - tw / 2;
+    if (tx - tw / 2 < 8)
+        tx = 8 + tw / 2;
     fprintf(f, "<svg class=\"heatmap\" data-group=\"%d\" data-target=\"", gi);
     esc(f, g->targets[t].name);
     fprintf(f, "\" data-series=\"tmd\" width=\"%.0f\" height=\"%.0f\" "
@@ -343,11 +356,9 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
             W, H, W, H, W, H);
     fprintf(f, "<text x=\"%.1f\" y=\"16\" font-size=\"13\" "
                "font-weight=\"bold\" text-anchor=\"middle\">",
-            ml + cell * (double)ne / 2);
+            tx);
     esc(f, g->targets[t].name);
-    if (r && !isnan(r->epd))
-        fprintf(f, " (EPD %.3g)", r->epd);
-    fputs("</text>\n", f);
+    fprintf(f, "%s</text>\n", epd);
     for (size_t i = 0; i < np; i++) {
         ompf_eval_pair_info_t in;
         ompf_eval_pair_info(ev, i, &in);
