@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "ompfuse/evaluate.h"
 
 int ompf_cli_is_opt(const char *a, const char *name)
 {
@@ -36,4 +37,27 @@ int ompf_cli_parse_uint(const char *prog, const char *opt, const char *v,
     }
     *out = (unsigned)x;
     return 0;
+}
+
+int ompf_cli_eval_opt(const char *prog, int argc, char **argv, int *i,
+                      struct ompf_eval_opts *o)
+{
+    const char *a = argv[*i];
+    if (ompf_cli_is_opt(a, "--bins"))
+        return ompf_cli_parse_uint(prog, "--bins",
+                                   ompf_cli_opt_value(argc, argv, i, "--bins"),
+                                   1, 1000, &o->bins)
+                   ? -1
+                   : 1;
+    if (!strcmp(a, "--per-type"))
+        o->per_type = 1;
+    else if (!strcmp(a, "--correlation-error"))
+        o->correlation_error = 1;
+    else if (!strcmp(a, "--allow-partial"))
+        o->allow_partial = 1;
+    else if (!strcmp(a, "--ignore-program"))
+        o->check_program = 0;
+    else
+        return 0;
+    return 1;
 }

@@ -12,4 +12,12 @@ const char *ompf_cli_opt_value(int argc, char **argv, int *i, const char *name);
 int ompf_cli_parse_uint(const char *prog, const char *opt, const char *v,
                         unsigned lo, unsigned hi, unsigned *out);
 
+/* The evaluation options `ompfuse evaluate` and `ompfuse report` share
+ * (--bins, --per-type, --correlation-error, --allow-partial,
+ * --ignore-program) at argv[*i]: 1 when it was one of them (applied to o),
+ * 0 when not, -1 when its value is bad (one line printed). */
+struct ompf_eval_opts;
+int ompf_cli_eval_opt(const char *prog, int argc, char **argv, int *i,
+                      struct ompf_eval_opts *o);
+
 #endif

@@ -120,6 +120,7 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
 int ompf_cmd_evaluate(int argc, char **argv)
 {
     ompf_eval_opts_t o;
+    int eo;
     ompf_eval_opts_default(&o);
     const char **refs = calloc((size_t)argc + 1, sizeof *refs);
     const char **targets = calloc((size_t)argc + 1, sizeof *targets);
@@ -155,18 +156,9 @@ int ompf_cmd_evaluate(int argc, char **argv)
             in_refs = 1;
         } else if (!strncmp(a, "--references=", 13)) {
             refs[nrefs++] = a + 13;
-        } else if (ompf_cli_is_opt(a, "--bins")) {
-            if (ompf_cli_parse_uint(PROG, "--bins", ompf_cli_opt_value(argc, argv, &i, "--bins"), 1,
-                           1000, &o.bins))
+        } else if ((eo = ompf_cli_eval_opt(PROG, argc, argv, &i, &o)) != 0) {
+            if (eo < 0)
                 goto out;
-        } else if (!strcmp(a, "--per-type")) {
-            o.per_type = 1;
-        } else if (!strcmp(a, "--correlation-error")) {
-            o.correlation_error = 1;
-        } else if (!strcmp(a, "--allow-partial")) {
-            o.allow_partial = 1;
-        } else if (!strcmp(a, "--ignore-program")) {
-            o.check_program = 0;
         } else if (ompf_cli_is_opt(a, "--csv")) {
             if (!(csv = ompf_cli_opt_value(argc, argv, &i, "--csv"))) {
                 fprintf(stderr, PROG ": --csv needs a file name\n");

@@ -110,6 +110,7 @@ static int find_pair(const ompf_eval_t *ev, const char *spec)
 int ompf_cmd_report(int argc, char **argv)
 {
     ompf_eval_opts_t o;
+    int eo;
     ompf_eval_opts_default(&o);
     const char *out = NULL, *title = "ompfuse report", *pair = NULL;
     int quiet = 0, mode = 0; /* 0: positional = targets, 1: refs, 2: targets */
@@ -183,18 +184,9 @@ int ompf_cmd_report(int argc, char **argv)
                                 "A,B\n");
                 goto done;
             }
-        } else if (ompf_cli_is_opt(a, "--bins")) {
-            if (ompf_cli_parse_uint(PROG, "--bins", ompf_cli_opt_value(argc, argv, &i, "--bins"), 1,
-                           1000, &o.bins))
+        } else if ((eo = ompf_cli_eval_opt(PROG, argc, argv, &i, &o)) != 0) {
+            if (eo < 0)
                 goto done;
-        } else if (!strcmp(a, "--per-type")) {
-            o.per_type = 1;
-        } else if (!strcmp(a, "--correlation-error")) {
-            o.correlation_error = 1;
-        } else if (!strcmp(a, "--allow-partial")) {
-            o.allow_partial = 1;
-        } else if (!strcmp(a, "--ignore-program")) {
-            o.check_program = 0;
         } else if (ompf_cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
             const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
                                         : ompf_cli_opt_value(argc, argv, &i, "--jobs");
