@@ -50,27 +50,6 @@ void ompf_cmpi_hostname(char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
-void ompf_cmpi_cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "?");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (colon && !strncmp(line, "model name", 10)) {
-            colon++;
-            while (*colon == ' ' || *colon == '\t')
-                colon++;
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(buf, len, "%s", colon);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 int ompf_campaign_default_tool(const char *fallback, char *buf, size_t len)
 {
     const char *env = getenv("OMPFUSE_TOOL");

@@ -30,9 +30,8 @@ struct ompf_campaign {
 
 double ompf_cmpi_now(void);
 int ompf_cmpi_mkdir_p(const char *dir);
-/* This machine's name and CPU model (for markers and the manifest). */
+/* This machine's name (for markers and the manifest). */
 void ompf_cmpi_hostname(char *buf, size_t len);
-void ompf_cmpi_cpu_model(char *buf, size_t len);
 
 /* ---- manifest.c ---- */
 int ompf_cmpi_profile_valid(const ompf_campaign_run_t *r,

@@ -15,7 +15,7 @@ static void write_start(const ompf_campaign_t *c, size_t index,
     char path[PATH_MAX + 64], cpu[256], text[1024];
     const char *array = getenv("SLURM_ARRAY_JOB_ID");
     const char *job = getenv("SLURM_JOB_ID");
-    ompf_cmpi_cpu_model(cpu, sizeof cpu);
+    ompf_cpu_model(cpu, sizeof cpu);
     snprintf(text, sizeof text, "%s\t%s\t%s\t%s\t%ld\n",
              array && *array ? array : "-", job && *job ? job : "-", node,
              cpu, (long)time(NULL));

@@ -693,6 +693,17 @@ static int verdict_line(const char *name, const double *epd, const char (*proble
     return wins == 2 ? V_WIN : V_LOSS;
 }
 
+/* The verdict line of one benchmark, or why it has none. */
+static int bench_verdict(const result_t *r, char *line, size_t len)
+{
+    if (r->note[0]) {
+        snprintf(line, len, "%s: not completed: %.500s: no verdict", r->name,
+                 r->note);
+        return V_NONE;
+    }
+    return verdict_line(r->name, r->epd, r->problem, line, len);
+}
+
 /* The random pairing is the control (SPEC §6: what meaningless fusion
  * scores).  Where it scores about as well as LGL (within 10 %), the
  * histograms do not see which XU is which: most XUs share one bin (the
@@ -738,12 +749,7 @@ static void print_table(FILE *f, const result_t *res, size_t n)
     char lost[512] = "";
     for (size_t i = 0; i < n; i++) {
         char line[1024];
-        int v = V_NONE;
-        if (res[i].note[0])
-            snprintf(line, sizeof line, "%s: not completed: %.500s: no verdict", res[i].name,
-                     res[i].note);
-        else
-            v = verdict_line(res[i].name, res[i].epd, res[i].problem, line, sizeof line);
+        int v = bench_verdict(&res[i], line, sizeof line);
         fprintf(f, "%s\n", line);
         if (v == V_WIN)
             won++;
@@ -820,12 +826,7 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
     size_t won = 0;
     for (size_t i = 0; i < n; i++) {
         char line[1024];
-        int v = V_NONE;
-        if (res[i].note[0])
-            snprintf(line, sizeof line, "%s: not completed: %.500s: no verdict", res[i].name,
-                     res[i].note);
-        else
-            v = verdict_line(res[i].name, res[i].epd, res[i].problem, line, sizeof line);
+        int v = bench_verdict(&res[i], line, sizeof line);
         won += v == V_WIN;
         fprintf(f, "<li class=\"verdict\" data-verdict=\"%s\"%s>",
                 v == V_WIN ? "win" : v == V_LOSS ? "loss" : "none",

@@ -71,30 +71,6 @@ static char *read_cmdline(void)
     return b;
 }
 
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0 ||
-            strncmp(line, "Model", 5) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t')
-                    c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-                break;
-            }
-        }
-    }
-    fclose(f);
-}
-
 int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
 {
     char buf[PATH_MAX + 64];
@@ -112,7 +88,7 @@ int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
         snprintf(buf, sizeof buf, "unknown");
     buf[255] = '\0';
     rc |= ompf_meta_set(p, "hostname", buf);
-    cpu_model(buf, sizeof buf);
+    ompf_cpu_model(buf, sizeof buf);
     rc |= ompf_meta_set(p, "cpu_model", buf);
     struct utsname u;
     if (uname(&u) == 0) {

@@ -188,6 +188,9 @@ void ompf_profile_destroy(ompf_profile_t *p);
  * strategy_params, forced. */
 int ompf_meta_set(ompf_profile_t *p, const char *key, const char *value);
 const char *ompf_meta_get(const ompf_profile_t *p, const char *key); /*NULL*/
+/* This machine's CPU model as profiles record it (metadata cpu_model):
+ * /proc/cpuinfo's model name, "unknown" when there is none. */
+void ompf_cpu_model(char *buf, size_t len);
 size_t ompf_meta_count(const ompf_profile_t *p);
 int ompf_meta_at(const ompf_profile_t *p, size_t i, const char **key,
                  const char **value);

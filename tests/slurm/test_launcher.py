@@ -34,10 +34,10 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
+from checks import check, failures, manifest  # noqa: E402
 
 PART = sys.argv[1]
 OMPFUSE, TOOL, CG, FAKE = (os.path.abspath(a) for a in sys.argv[2:6])
-failures = []
 
 PLAN4 = """# slots: 2
 lgl 1 perf::TASK-CLOCK,perf::CPU-CLOCK
@@ -49,22 +49,6 @@ lgl 1 perf::TASK-CLOCK
 lgl 1 perf::CPU-CLOCK
 reference 4 perf::TASK-CLOCK,perf::CPU-CLOCK
 """
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def manifest(d):
-    rows = []
-    for l in open(os.path.join(d, "manifest.tsv")):
-        if not l.startswith("#"):
-            f = l.rstrip("\n").split("\t")
-            rows.append(dict(index=int(f[0]), role=f[1], repeat=int(f[2]), events=f[3],
-                             status=f[4], exit=f[5], profile=f[7], node=f[8]))
-    return rows
 
 
 def labels(path):

@@ -24,9 +24,9 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
+from checks import check, failures, manifest  # noqa: E402
 
 OMPFUSE, TOOL, PROG = (os.path.abspath(a) for a in sys.argv[1:4])
-failures = []
 
 PLAN = """# slots: 2
 lgl 1 perf::TASK-CLOCK,perf::CPU-CLOCK
@@ -35,22 +35,6 @@ reference 2 perf::TASK-CLOCK,perf::PAGE-FAULTS
 """
 MODE = {"lgl": "run", "ctc": "run", "bc": "run", "run": "run", "reference": "reference",
         "hem": "hem", "hem-delta": "hem-delta"}
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def manifest(d):
-    rows = []
-    for l in open(os.path.join(d, "manifest.tsv")):
-        if not l.startswith("#"):
-            f = l.rstrip("\n").split("\t")
-            rows.append(dict(index=int(f[0]), role=f[1], repeat=int(f[2]), events=f[3],
-                             status=f[4], exit=f[5], profile=f[7]))
-    return rows
 
 
 def array_script(d, rows):
