@@ -23,7 +23,8 @@ static void import_usage(FILE *f)
             "\n"
             "  --csv IN         the CSV file to read\n"
             "  -o, --output OUT the profile to write\n"
-            "  --program NAME   program name to record (default: IN)\n"
+            "  --program NAME   program name to record (default: none, so combine and\n"
+            "                   evaluate cannot check that inputs are one program)\n"
             "  --threads N      team size to record (default: 1 + largest thread)\n"
             "  -h, --help       this help\n");
 }

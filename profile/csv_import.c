@@ -1,6 +1,7 @@
 /* CSV import: the inverse of ompf_csv_export.  Every problem is reported
  * as "name:line:column: what is wrong; what to do". */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ typedef struct field {
 
 typedef struct parser {
     const char *name;
-    const char *p, *end;
+    const char *start, *p, *end; /* start: the whole CSV, for the run id */
     size_t line, col; /* of *p */
     char *text;       /* unescaped fields of the current record */
     size_t text_cap;
@@ -187,7 +188,9 @@ static int parse_value(const char *s, double *out)
     errno = 0;
     char *e;
     double v = strtod(s, &e);
-    if (*e || e == s || (errno == ERANGE && v != 0 && (v > 1 || v < -1)))
+    /* NaN is how a profile stores "missing": a 'nan' cell would come back
+       as an empty one, so the CSV must say so itself. */
+    if (*e || e == s || isnan(v) || (errno == ERANGE && v != 0 && (v > 1 || v < -1)))
         return -1;
     *out = v;
     return 0;
@@ -294,6 +297,22 @@ static int add_construct(ompf_profile_t *p, const char *type, uint32_t *idx)
     int rc = ompf_construct_add(p, &c, idx);
     free(copy);
     return rc;
+}
+
+/* An imported profile's run id: a hash of the CSV's bytes and the options,
+ * so the same data imported twice is recognisably one run (combine refuses
+ * it given twice) while different data gets different ids.  Never 0, which
+ * means "no id". */
+static uint64_t import_run_id(const parser_t *ps, const char *prog, uint32_t team)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const char *c = ps->start; c < ps->end; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (const char *c = prog ? prog : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    h = (h ^ team) * 0x100000001b3ull;
+    h ^= h >> 31; /* spread the low bits FNV leaves weak */
+    return h ? h : 1;
 }
 
 static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_profile_t *p)
@@ -434,6 +453,10 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
             BAD(COL_END, "a time in ns (unsigned 64-bit integer)");
             break;
         }
+        if (x.end_ns < x.start_ns) {
+            BAD(COL_END, "a time in ns not before start_ns");
+            break;
+        }
         for (size_t e = 0; e < nev && !rc; e++)
             if (parse_value(f[N_FIXED + e].s, &row[e]))
                 rc = perr(ps, f[N_FIXED + e].line, f[N_FIXED + e].col, OMPF_EFORMAT,
@@ -467,10 +490,11 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
         ((ompf_xu_t *)ompf_xu_get(p, i))->team_size = team;
     char buf[32];
     snprintf(buf, sizeof buf, "%u", team);
-    const char *prog = opts && opts->program ? opts->program : ps->name;
-    if (ompf_meta_set(p, "program", prog) || ompf_meta_set(p, "mode", OMPF_MODE_IMPORTED) ||
-        ompf_meta_set(p, "team_size", buf) ||
-        ompf_meta_set(p, "tool_version", OMPF_VERSION_STRING))
+    const char *prog = opts ? opts->program : NULL;
+    if ((prog && *prog && ompf_meta_set(p, "program", prog)) ||
+        ompf_meta_set(p, "mode", OMPF_MODE_IMPORTED) || ompf_meta_set(p, "team_size", buf) ||
+        ompf_meta_set(p, "tool_version", OMPF_VERSION_STRING) ||
+        ompf_profile_set_run_id(p, import_run_id(ps, prog, team)))
         return ompf_error_set(ps->err, OMPF_ENOMEM, "%s: out of memory", ps->name);
     return 0;
 }
@@ -507,7 +531,7 @@ int ompf_csv_import(FILE *in, const char *name, const ompf_csv_import_opts_t *op
         free(data);
         return ompf_error_set(err, OMPF_EIO, "%s: read failed: %s", name, strerror(errno));
     }
-    parser_t ps = {.name = name, .p = data, .end = data + len, .line = 1, .col = 1, .err = err};
+    parser_t ps = {.name = name, .start = data, .p = data, .end = data + len, .line = 1, .col = 1, .err = err};
     ompf_profile_t *p = NULL;
     int rc = ompf_profile_create(&p);
     if (rc)

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(
   clang-19 libomp-19-dev libclang-rt-19-dev   # OpenMP toolchain + runtime with OMPT dispatch, sanitizers, libFuzzer
-  cmake make pkg-config                        # build
+  cmake make pkg-config gcc                    # build (gcc: .ci/run also builds with it, -Werror)
   libpfm4-dev                                  # event names -> perf_event encodings
   libhwloc-dev                                 # CPU -> core / NUMA node
   libzstd-dev zlib1g-dev                       # profile chunk compression, crc32

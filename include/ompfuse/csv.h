@@ -18,7 +18,7 @@ extern "C" {
 int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err);
 
 typedef struct ompf_csv_import_opts {
-    const char *program; /* recorded as "program" (NULL: the CSV's name) */
+    const char *program; /* recorded as "program" (NULL or "": not recorded) */
     uint32_t threads;    /* team size to record (0: 1 + max thread) */
 } ompf_csv_import_opts_t;
 

@@ -54,6 +54,18 @@ done
 "$B" export --csv -o "$T/c.csv" "$T/a.ompf" && cmp -s "$T/a.csv" "$T/c.csv" && ok || bad "export -o differs"
 ls "$T" | grep -q '\.tmp\.' && bad "temporary files left behind" || ok
 
+# Imported run ids: a hash of the data, so the same CSV gives the same id
+# (combine calls that one run given twice) and other data another one; no
+# program is recorded without --program.
+rid() { "$B" show "$1" | awk '$1 == "run_id" {print $2}'; }
+expect 0 0 "" -- "$B" import --csv "$T/a.csv" -o "$T/a2.ompf" --program fib --threads 4
+sed 's/12345/12346/' "$T/a.csv" >"$T/d.csv"
+expect 0 0 "" -- "$B" import --csv "$T/d.csv" -o "$T/d.ompf"
+r1=$(rid "$T/a.ompf"); r2=$(rid "$T/a2.ompf"); r3=$(rid "$T/d.ompf")
+[ -n "$r1" ] && [ "$r1" != 0000000000000000 ] && [ "$r1" = "$r2" ] && [ "$r1" != "$r3" ] && ok \
+  || bad "imported run ids: '$r1' '$r2' '$r3'"
+"$B" show "$T/d.ompf" | grep -q '^ *program ' && bad "program recorded without --program" || ok
+
 # Bad CSV: file:line:column and exit 2.
 printf 'xu,type,kind,label,thread,cpu,start_ns,end_ns\n1,a:1,tsk,0,0,0,1,2\n' >"$T/bad.csv"
 expect 2 1 "$T/bad.csv:2:7: column 'kind'" -- "$B" import --csv "$T/bad.csv" -o "$T/bad.ompf"

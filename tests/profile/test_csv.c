@@ -229,6 +229,10 @@ static void test_bad_csv(void **state)
         {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,\"a\"b,task,0,0,0,1,2,3\n",
          "bad.csv:2:6: unexpected character after a closing quote"},
         {buf[0], "bad.csv:3:1: XU id 1 already appears on line 2"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,5,2,3\n",
+         "bad.csv:2:20: column 'end_ns': '2' is not a time in ns not before start_ns"},
+        {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,0,0,1,2,nan\n",
+         "bad.csv:2:22: column 'cycles': 'nan' is not a number"},
         {"xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles\n1,a:1,task,0,9418400,0,1,2,3\n",
          "bad.csv:2:14: column 'thread': 9418400 is too large"},
     };
