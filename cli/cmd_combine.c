@@ -30,14 +30,16 @@ static void usage(FILE *f)
             "  --order M      bc: auto (default) keeps the given order when each run\n"
             "                 shares an event with the runs before it, else finds one;\n"
             "                 given refuses an invalid order\n"
-            "  --force        combine despite different program, arguments, team size\n"
-            "                 or duplicated run ids (recorded in the result)\n"
+            "  --force        combine despite different program, arguments, team size,\n"
+            "                 duplicated run ids or the same file given twice\n"
+            "                 (recorded in the result)\n"
             "  --strict       refuse inputs recorded on different CPU models\n"
             "  -q, --quiet    print nothing but errors\n"
             "  -o, --output F fused profile to write\n"
             "\n"
             "An event counted by several runs takes its values from the first of\n"
-            "them (in the combination order).  Unmatched XUs are reported per type.\n");
+            "them (in the combination order) that has a value for it in some XU.\n"
+            "Unmatched XUs are reported per type.\n");
 }
 
 int ompf_cmd_combine(int argc, char **argv)

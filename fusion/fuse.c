@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fz.h"
 
@@ -272,50 +273,82 @@ static void show(char *buf, size_t len, const char *v)
     buf[i] = 0;
 }
 
-static int check_inputs(fz_ctx_t *c, char *forced, size_t flen)
+/* Appends check name k to the comma-separated list of forced checks. */
+static void add_forced(char *forced, size_t flen, const char *k)
 {
-    static const char *const keys[] = {"program", "argv", "team_size"};
-    ompf_fuse_report_t *r = c->rep;
-    forced[0] = 0;
-    for (size_t k = 0; k < 3; k++) {
-        const char *v0 = ompf_meta_get(c->runs[0].p, keys[k]);
-        for (size_t i = 1; i < c->n; i++) {
-            const char *vi = ompf_meta_get(c->runs[i].p, keys[k]);
-            if (same_str(v0, vi))
-                continue;
-            if (!v0 || !vi) {
-                /* Not recorded (truncated run, CSV import): cannot check. */
-                if (fz_note(r, "%s is not recorded in %s: cannot check that "
-                               "the inputs agree on it",
-                            keys[k], r->in_name[v0 ? i : 0]))
-                    return OMPF_ENOMEM;
-                if (!v0)
-                    break;
-                continue;
-            }
-            char a[300], b[300];
-            show(a, sizeof a, v0);
-            show(b, sizeof b, vi);
-            if (!c->opts->force)
-                return ompf_error_set(
-                    c->err, OMPF_EMISMATCH,
-                    "%s and %s differ in %s (%s vs %s): fusion needs runs of "
-                    "the same program with the same arguments and team size; "
-                    "pass --force to combine them anyway",
-                    r->in_name[0], r->in_name[i], keys[k], a, b);
-            if (fz_note(r, "forced: %s and %s differ in %s (%s vs %s)",
-                        r->in_name[0], r->in_name[i], keys[k], a, b))
-                return OMPF_ENOMEM;
-            if (!strstr(forced, keys[k])) {
-                size_t l = strlen(forced);
-                snprintf(forced + l, flen - l, "%s%s", l ? "," : "", keys[k]);
-            }
-            break;
+    if (strstr(forced, k))
+        return;
+    size_t l = strlen(forced);
+    snprintf(forced + l, flen - l, "%s%s", l ? "," : "", k);
+}
+
+/* Same file (dev + inode) given twice; needs paths that exist. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || stat(a, &sa) || stat(b, &sb))
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Cheap fingerprint of the data (XU and event counts, every value's bits):
+ * two inputs with equal fingerprints are then compared value by value. */
+static uint64_t values_hash(const ompf_profile_t *p)
+{
+    size_t ne = ompf_event_count(p), nx = ompf_xu_count(p);
+    uint64_t h = 0xcbf29ce484222325ull ^ ne;
+    h = (h ^ nx) * 0x100000001b3ull;
+    for (size_t i = 0; i < nx; i++) {
+        const double *v = ompf_xu_values_const(p, i);
+        for (size_t e = 0; e < ne; e++) {
+            uint64_t u;
+            memcpy(&u, &v[e], sizeof u);
+            h = (h ^ u) * 0x100000001b3ull;
+            h ^= h >> 29;
         }
     }
-    /* Duplicated run ids: the same run given twice fuses a run with itself. */
-    for (size_t i = 0; i < c->n; i++) {
-        for (size_t j = 0; j < i; j++) {
+    return h;
+}
+
+static int same_values(const ompf_profile_t *a, const ompf_profile_t *b)
+{
+    size_t ne = ompf_event_count(a), nx = ompf_xu_count(a);
+    if (ne != ompf_event_count(b) || nx != ompf_xu_count(b))
+        return 0;
+    for (size_t i = 0; i < nx; i++)
+        if (ne && memcmp(ompf_xu_values_const(a, i), ompf_xu_values_const(b, i),
+                         ne * sizeof(double)))
+            return 0;
+    return 1;
+}
+
+/* One input given twice fuses a run with itself: refused unless forced.
+ * The same file is caught by dev + inode, the same run by its run id; an
+ * imported profile has run id 0, so equal data of two such files is
+ * noted (copies of one profile are likely a mistake, but equal data can
+ * also be legitimate, e.g. a tiny deterministic program). */
+static int check_duplicates(fz_ctx_t *c, char *forced, size_t flen)
+{
+    ompf_fuse_report_t *r = c->rep;
+    uint64_t *hash = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < c->n && !rc; i++) {
+        for (size_t j = 0; j < i && !rc; j++) {
+            if (same_file(c->runs[j].path, c->runs[i].path)) {
+                if (!c->opts->force)
+                    return ompf_error_set(
+                        c->err, OMPF_EMISMATCH,
+                        "%s (input %zu) and %s (input %zu) are the same "
+                        "file: fusing a profile with itself adds nothing; "
+                        "give each run once, or pass --force",
+                        r->in_name[j], j + 1, r->in_name[i], i + 1);
+                if (fz_note(r, "forced: %s (input %zu) and %s (input %zu) "
+                               "are the same file",
+                            r->in_name[j], j + 1, r->in_name[i], i + 1))
+                    return OMPF_ENOMEM;
+                add_forced(forced, flen, "same_file");
+                continue;
+            }
             if (!r->in_run_id[i] || r->in_run_id[i] != r->in_run_id[j])
                 continue;
             if (!c->opts->force)
@@ -328,14 +361,97 @@ static int check_inputs(fz_ctx_t *c, char *forced, size_t flen)
             if (fz_note(r, "forced: %s and %s have the same run id %016" PRIx64,
                         r->in_name[j], r->in_name[i], r->in_run_id[i]))
                 return OMPF_ENOMEM;
-            if (!strstr(forced, "run_id")) {
-                size_t l = strlen(forced);
-                snprintf(forced + l, flen - l, "%srun_id", l ? "," : "");
-            }
+            add_forced(forced, flen, "run_id");
         }
     }
+    /* Distinct files without run ids: compare fingerprints, then data. */
+    for (size_t i = 0; i < c->n; i++) {
+        if (r->in_run_id[i])
+            continue;
+        if (!hash && !(hash = calloc(c->n, sizeof *hash)))
+            return OMPF_ENOMEM;
+        hash[i] = values_hash(c->runs[i].p);
+        for (size_t j = 0; j < i; j++) {
+            if (r->in_run_id[j] || hash[j] != hash[i] ||
+                same_file(c->runs[j].path, c->runs[i].path) ||
+                !same_values(c->runs[j].p, c->runs[i].p))
+                continue;
+            rc = fz_note(r,
+                         "%s and %s have no run id and identical XU values: "
+                         "probably copies of one profile, which adds nothing "
+                         "to the fusion; check the inputs",
+                         r->in_name[j], r->in_name[i]);
+            break; /* one note per input is enough */
+        }
+        if (rc)
+            break;
+    }
+    free(hash);
+    return rc;
+}
+
+static int check_inputs(fz_ctx_t *c, char *forced, size_t flen)
+{
+    static const char *const keys[] = {"program", "argv", "team_size"};
+    ompf_fuse_report_t *r = c->rep;
+    int rc;
+    forced[0] = 0;
+    for (size_t k = 0; k < 3; k++) {
+        /* Reference: the first input that records the key. */
+        size_t ref = 0;
+        while (ref < c->n && !ompf_meta_get(c->runs[ref].p, keys[k]))
+            ref++;
+        if (ref == c->n) {
+            /* NULL == NULL proves nothing: say so. */
+            if (fz_note(r, "%s not recorded in any input: cannot be checked",
+                        keys[k]))
+                return OMPF_ENOMEM;
+            continue;
+        }
+        const char *v0 = ompf_meta_get(c->runs[ref].p, keys[k]);
+        char missing[512];
+        size_t l = 0;
+        missing[0] = 0;
+        for (size_t i = 0; i < c->n && l + 1 < sizeof missing; i++)
+            if (!ompf_meta_get(c->runs[i].p, keys[k]))
+                l += (size_t)snprintf(missing + l, sizeof missing - l, "%s%s",
+                                      l ? ", " : "", r->in_name[i]);
+        /* Not recorded (truncated run, CSV import): cannot check. */
+        if (l && fz_note(r, "%s is not recorded in %s: cannot check that "
+                            "the inputs agree on it",
+                         keys[k], missing))
+            return OMPF_ENOMEM;
+        for (size_t i = ref + 1; i < c->n; i++) {
+            const char *vi = ompf_meta_get(c->runs[i].p, keys[k]);
+            if (!vi || same_str(v0, vi))
+                continue;
+            char a[300], b[300];
+            show(a, sizeof a, v0);
+            show(b, sizeof b, vi);
+            if (!c->opts->force)
+                return ompf_error_set(
+                    c->err, OMPF_EMISMATCH,
+                    "%s and %s differ in %s (%s vs %s): fusion needs runs of "
+                    "the same program with the same arguments and team size; "
+                    "pass --force to combine them anyway",
+                    r->in_name[ref], r->in_name[i], keys[k], a, b);
+            if (fz_note(r, "forced: %s and %s differ in %s (%s vs %s)",
+                        r->in_name[ref], r->in_name[i], keys[k], a, b))
+                return OMPF_ENOMEM;
+            add_forced(forced, flen, keys[k]);
+            break;
+        }
+    }
+    if ((rc = check_duplicates(c, forced, flen)))
+        return rc;
     const char *cpu0 = ompf_meta_get(c->runs[0].p, "cpu_model");
-    for (size_t i = 1; i < c->n; i++) {
+    size_t any_cpu = 0;
+    while (any_cpu < c->n && !ompf_meta_get(c->runs[any_cpu].p, "cpu_model"))
+        any_cpu++;
+    if (any_cpu == c->n &&
+        fz_note(r, "cpu_model not recorded in any input: cannot be checked"))
+        return OMPF_ENOMEM;
+    for (size_t i = 1; i < c->n && any_cpu < c->n; i++) {
         const char *ci = ompf_meta_get(c->runs[i].p, "cpu_model");
         if (same_str(cpu0, ci))
             continue;
@@ -464,6 +580,15 @@ out:
     return rc;
 }
 
+/* Whether any XU has a value for event e (stops at the first one). */
+static int has_values(const ompf_profile_t *p, size_t n_xu, uint32_t e)
+{
+    for (size_t i = 0; i < n_xu; i++)
+        if (!ompf_is_missing(ompf_xu_values_const(p, i)[e]))
+            return 1;
+    return 0;
+}
+
 static int match_events(fz_ctx_t *c)
 {
     size_t cap = 0;
@@ -489,15 +614,24 @@ static int match_events(fz_ctx_t *c)
         }
     }
     for (size_t r = 0; r < c->n; r++) {
-        c->runs[r].ev = malloc((c->n_events ? c->n_events : 1) * sizeof(int32_t));
-        if (!c->runs[r].ev)
+        fz_run_t *R = &c->runs[r];
+        R->ev = malloc((c->n_events ? c->n_events : 1) * sizeof(int32_t));
+        R->novals = calloc(c->n_events ? c->n_events : 1, 1);
+        if (!R->ev || !R->novals)
             return OMPF_ENOMEM;
         for (size_t g = 0; g < c->n_events; g++) {
-            int i = ompf_event_find(c->runs[r].p, c->events[g].name);
+            int i = ompf_event_find(R->p, c->events[g].name);
             if (i >= 0 &&
-                ompf_event_get(c->runs[r].p, (uint32_t)i)->status == OMPF_EV_FAILED)
+                ompf_event_get(R->p, (uint32_t)i)->status == OMPF_EV_FAILED)
                 i = -1;
-            c->runs[r].ev[g] = i;
+            /* The status says measured, but the data decides: a column
+             * without a single value (an empty CSV column) provides
+             * nothing, so the event must come from another input. */
+            if (i >= 0 && R->n_xu && !has_values(R->p, R->n_xu, (uint32_t)i)) {
+                R->novals[g] = 1;
+                i = -1;
+            }
+            R->ev[g] = i;
         }
     }
     return 0;
@@ -783,9 +917,15 @@ static int build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         const ompf_profile_t *p = c->runs[from].p;
         ompf_event_t ev = *ompf_event_get(p, (uint32_t)ompf_event_find(p, E->name));
         char why[512];
+        int novals = 0;
+        for (size_t r = 0; r < c->n; r++)
+            novals |= c->runs[r].novals[g];
         if (E->provider == FZ_NONE) {
-            snprintf(why, sizeof why, "failed in every input%s%s",
-                     ev.reason ? ": " : "", ev.reason ? ev.reason : "");
+            if (novals)
+                snprintf(why, sizeof why, "no value in any input");
+            else
+                snprintf(why, sizeof why, "failed in every input%s%s",
+                         ev.reason ? ": " : "", ev.reason ? ev.reason : "");
             ev.status = OMPF_EV_FAILED;
             ev.reason = why;
             ev.source = -1;
@@ -984,7 +1124,25 @@ static int report_types_events(fz_ctx_t *c)
             !(r->ev_also[g] = fz_strdup(also)))
             return OMPF_ENOMEM;
         r->ev_src[g] = E->provider == FZ_NONE ? -1 : (int32_t)E->provider;
-        if (E->provider == FZ_NONE) {
+        /* Inputs that mark it measured but have no value for it. */
+        char empty[256];
+        l = 0;
+        empty[0] = 0;
+        for (size_t k = 0; k < c->n && l + 1 < sizeof empty; k++) {
+            uint32_t q = c->order[k];
+            if (c->runs[q].novals[g])
+                l += (size_t)snprintf(empty + l, sizeof empty - l, "%s%s",
+                                      l ? ", " : "", r->in_name[q]);
+        }
+        if (E->provider == FZ_NONE && l) {
+            if (fz_note(r,
+                        "warning: event %s was not measured by any input "
+                        "(marked counted in %s, but no XU has a value for "
+                        "it); it stays in the result with status failed and "
+                        "no values",
+                        E->name, empty))
+                return OMPF_ENOMEM;
+        } else if (E->provider == FZ_NONE) {
             const ompf_profile_t *p = c->runs[E->first].p;
             const ompf_event_t *ev =
                 ompf_event_get(p, (uint32_t)ompf_event_find(p, E->name));
@@ -996,6 +1154,12 @@ static int report_types_events(fz_ctx_t *c)
                         ev->reason ? ev->reason : ""))
                 return OMPF_ENOMEM;
         } else {
+            if (l && fz_note(r,
+                             "event %s is marked counted in %s, but no XU "
+                             "there has a value for it: its values come "
+                             "from %s",
+                             E->name, empty, r->in_name[E->provider]))
+                return OMPF_ENOMEM;
             const ompf_event_t *ev = ompf_event_get(
                 c->runs[E->provider].p, (uint32_t)c->runs[E->provider].ev[g]);
             if (ev->status != OMPF_EV_COUNTED &&
@@ -1017,6 +1181,7 @@ static void ctx_free(fz_ctx_t *c)
         free(c->runs[r].ctype);
         free(c->runs[r].ulab);
         free(c->runs[r].ev);
+        free(c->runs[r].novals);
         free(c->runs[r].tstart);
         free(c->runs[r].bytype);
     }

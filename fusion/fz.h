@@ -18,7 +18,10 @@ typedef struct fz_run {
     uint32_t *ctype;    /* construct index -> global type */
     uint32_t *ulab;     /* label node -> node of the union trie */
     int32_t *ev;        /* global event -> this run's event index, -1 when
-                           absent or failed */
+                           absent, failed or without any value */
+    uint8_t *novals;    /* global event -> 1 when this run marks it measured
+                           but none of its XUs has a value (an all-empty CSV
+                           column): then ev is -1 too */
     uint32_t *tstart;   /* n_types + 1 offsets into bytype */
     uint32_t *bytype;   /* XU indices grouped by type, ascending index */
 } fz_run_t;
@@ -26,7 +29,7 @@ typedef struct fz_run {
 typedef struct fz_event {
     char *name;
     uint32_t provider; /* input index providing the values; FZ_NONE when no
-                          input measured it */
+                          input measured it (with at least one value) */
     uint32_t first;    /* first input that has it at all (status source) */
 } fz_event_t;
 

@@ -47,8 +47,9 @@ typedef struct ompf_fuse_opts {
     int order_given;   /* BC: 1 = use the inputs' order and refuse when it is
                           not valid; 0 (default) = keep it when valid, else
                           find a valid order */
-    int force;         /* combine despite different program/argv/team_size
-                          or duplicated run ids (recorded in "forced") */
+    int force;         /* combine despite different program/argv/team_size,
+                          duplicated run ids or the same file given twice
+                          (recorded in "forced" / "forced_checks") */
     int strict;        /* refuse inputs from different cpu_model */
 } ompf_fuse_opts_t;
 

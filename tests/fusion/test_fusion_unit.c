@@ -412,6 +412,31 @@ static void test_input_checks(void **state)
     o.force = 0;
     FZT_CHECK(ompf_meta_set(in[1], "program", "prog"));
 
+    /* argv differs: refused naming both inputs, unless forced (and
+     * recorded) */
+    FZT_CHECK(ompf_meta_set(in[1], "argv", "prog\x1f-n\x1f" "20"));
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, NULL, &err), OMPF_EMISMATCH);
+    assert_non_null(strstr(err.msg, "a.ompf"));
+    assert_non_null(strstr(err.msg, "b.ompf"));
+    assert_non_null(strstr(err.msg, "argv"));
+    assert_non_null(strstr(err.msg, "'prog -n 10' vs 'prog -n 20'"));
+    assert_non_null(strstr(err.msg, "--force"));
+    o.force = 1;
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, &rep, &err), 0);
+    assert_string_equal(ompf_meta_get(f, "forced"), "1");
+    assert_string_equal(ompf_meta_get(f, "forced_checks"), "argv");
+    assert_true(has_note(rep, "forced: a.ompf and b.ompf differ in argv"));
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    o.force = 0;
+    FZT_CHECK(ompf_meta_set(in[1], "argv", "prog\x1f-n\x1f" "10"));
+    /* every key recorded and equal: no "cannot be checked" note */
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, &rep, &err), 0);
+    assert_false(has_note(rep, "cannot be checked"));
+    assert_false(has_note(rep, "forced"));
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+
     /* team size differs */
     FZT_CHECK(ompf_meta_set(in[1], "team_size", "8"));
     assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, NULL, &err), OMPF_EMISMATCH);
@@ -528,6 +553,169 @@ static void test_input_checks(void **state)
     destroy_all(in, 3);
 }
 
+/* A profile without any of the compared metadata (as `ompfuse import`
+ * without --program writes): each key gets one "cannot be checked" note
+ * instead of passing as NULL == NULL. */
+static void test_unrecorded_keys_noted(void **state)
+{
+    (void)state;
+    ompf_profile_t *in[2];
+    for (int r = 0; r < 2; r++) {
+        FZT_CHECK(ompf_profile_create(&in[r]));
+        ompf_event_t ev;
+        memset(&ev, 0, sizeof ev);
+        ev.name = r ? "B" : "A";
+        ev.source = -1;
+        FZT_CHECK(ompf_event_add(in[r], &ev, NULL));
+        FZT_CHECK(ompf_profile_set_run_id(in[r], 40 + (uint64_t)r));
+        double v = r + 1;
+        fzt_xu(in[r], 1, 1, "0.1", 0, &v);
+    }
+    /* program recorded in one input only: "not recorded in" that one */
+    FZT_CHECK(ompf_meta_set(in[1], "program", "prog"));
+    const char *paths[2] = {"a.ompf", "b.ompf"};
+    ompf_fuse_opts_t o;
+    ompf_fuse_opts_init(&o);
+    ompf_profile_t *f;
+    ompf_fuse_report_t *rep;
+    ompf_error_t err;
+    assert_int_equal(ompf_fuse((const ompf_profile_t *const *)in, paths, 2, &o,
+                               &f, &rep, &err), 0);
+    assert_true(has_note(rep, "argv not recorded in any input: cannot be checked"));
+    assert_true(has_note(rep, "team_size not recorded in any input: cannot be checked"));
+    assert_true(has_note(rep, "cpu_model not recorded in any input: cannot be checked"));
+    assert_false(has_note(rep, "program not recorded in any input"));
+    assert_true(has_note(rep, "program is not recorded in a.ompf"));
+    size_t n_argv = 0;
+    for (size_t i = 0; i < ompf_fuse_report_n_notes(rep); i++)
+        n_argv += strstr(ompf_fuse_report_note(rep, i), "argv") != NULL;
+    assert_int_equal(n_argv, 1);
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    destroy_all(in, 2);
+}
+
+/* The same file given twice is refused (whatever the run ids: imported
+ * profiles have run id 0), naming both arguments; --force records it.
+ * Distinct inputs with run id 0 and identical values are noted. */
+static void test_duplicate_inputs(void **state)
+{
+    (void)state;
+    const char *file = "fz_dup_input.ompf";
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    fputs("x", fp);
+    fclose(fp);
+    ompf_profile_t *in[2];
+    in[0] = fzt_profile(0, "A");
+    in[1] = fzt_profile(0, "B");
+    double v = 1, w = 2;
+    fzt_xu(in[0], 1, 1, "0.1", 0, &v);
+    fzt_xu(in[1], 1, 1, "0.1", 0, &w);
+    const ompf_profile_t *const *cin = (const ompf_profile_t *const *)in;
+    const char *paths[2] = {"fz_dup_input.ompf", "./fz_dup_input.ompf"};
+    ompf_fuse_opts_t o;
+    ompf_fuse_opts_init(&o);
+    ompf_profile_t *f;
+    ompf_fuse_report_t *rep;
+    ompf_error_t err;
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, NULL, &err), OMPF_EMISMATCH);
+    assert_non_null(strstr(err.msg, "fz_dup_input.ompf (input 1)"));
+    assert_non_null(strstr(err.msg, "./fz_dup_input.ompf (input 2)"));
+    assert_non_null(strstr(err.msg, "same file"));
+    assert_non_null(strstr(err.msg, "--force"));
+    o.force = 1;
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, &rep, &err), 0);
+    assert_string_equal(ompf_meta_get(f, "forced"), "1");
+    assert_string_equal(ompf_meta_get(f, "forced_checks"), "same_file");
+    assert_true(has_note(rep, "forced: fz_dup_input.ompf (input 1) and "
+                              "./fz_dup_input.ompf (input 2) are the same file"));
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    o.force = 0;
+
+    /* Paths that do not exist (display names only) are not compared. */
+    const char *names[2] = {"x.ompf", "x.ompf"};
+    assert_int_equal(ompf_fuse(cin, names, 2, &o, &f, &rep, &err), 0);
+    assert_false(has_note(rep, "identical XU values"));
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+
+    /* Distinct inputs, run id 0, identical values: noted, not refused. */
+    *ompf_xu_values(in[1], 0) = 1;
+    const char *two[2] = {"a.ompf", "b.ompf"};
+    assert_int_equal(ompf_fuse(cin, two, 2, &o, &f, &rep, &err), 0);
+    assert_true(has_note(rep, "a.ompf and b.ompf have no run id and identical "
+                              "XU values"));
+    assert_string_equal(ompf_meta_get(f, "forced"), "0");
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    /* ... but only without run ids: distinct run ids are distinct runs. */
+    FZT_CHECK(ompf_profile_set_run_id(in[0], 5));
+    FZT_CHECK(ompf_profile_set_run_id(in[1], 6));
+    assert_int_equal(ompf_fuse(cin, two, 2, &o, &f, &rep, &err), 0);
+    assert_false(has_note(rep, "identical XU values"));
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    /* the same file with distinct run ids is still the same file */
+    assert_int_equal(ompf_fuse(cin, paths, 2, &o, &f, NULL, &err), OMPF_EMISMATCH);
+    assert_non_null(strstr(err.msg, "same file"));
+    remove(file);
+    destroy_all(in, 2);
+}
+
+/* An event marked counted whose values are all missing (an all-empty CSV
+ * column) is not provided by that input: the next input with values
+ * provides it; with none, it is "measured by no input". */
+static void test_event_without_values(void **state)
+{
+    (void)state;
+    int strategies[] = {OMPF_FUSE_CTC, OMPF_FUSE_LGL, OMPF_FUSE_RANDOM,
+                        OMPF_FUSE_BC, OMPF_FUSE_BC_UNLABELED};
+    for (size_t s = 0; s < 5; s++) {
+        ompf_profile_t *in[3];
+        in[0] = fzt_profile(1, "O,E,A,N");
+        in[1] = fzt_profile(2, "O,B,N");
+        in[2] = fzt_profile(3, "O,E");
+        double m = OMPF_MISSING;
+        double v0[4] = {7, m, 1, m}, v1[3] = {7, 2, m}, v2[2] = {7, 30};
+        fzt_xu(in[0], 1, 1, "0.1", 0, v0);
+        fzt_xu(in[1], 2, 1, "0.1", 0, v1);
+        fzt_xu(in[2], 3, 1, "0.1", 0, v2);
+        const char *paths[3] = {"a.ompf", "b.ompf", "c.ompf"};
+        ompf_fuse_opts_t o;
+        ompf_fuse_opts_init(&o);
+        o.strategy = strategies[s];
+        ompf_profile_t *f;
+        ompf_fuse_report_t *rep;
+        ompf_error_t err;
+        assert_int_equal(ompf_fuse((const ompf_profile_t *const *)in, paths, 3,
+                                   &o, &f, &rep, &err), 0);
+        assert_int_equal(ompf_xu_count(f), 1);
+        /* E: counted in a.ompf but empty there: from c.ompf */
+        const ompf_event_t *e = ompf_event_get(f, (uint32_t)ompf_event_find(f, "E"));
+        assert_int_equal(e->source, 2);
+        assert_int_equal(e->status, OMPF_EV_COUNTED);
+        assert_true(fzt_val(f, 0, "E") == 30);
+        assert_int_equal(ompf_xu_provenance_const(f, 0)[2], 3);
+        assert_true(has_note(rep, "event E is marked counted in a.ompf, but no "
+                                  "XU there has a value for it: its values "
+                                  "come from c.ompf"));
+        /* N: empty everywhere: measured by no input */
+        const ompf_event_t *nv = ompf_event_get(f, (uint32_t)ompf_event_find(f, "N"));
+        assert_int_equal(nv->source, -1);
+        assert_int_equal(nv->status, OMPF_EV_FAILED);
+        assert_true(ompf_is_missing(fzt_val(f, 0, "N")));
+        assert_true(has_note(rep, "event N was not measured by any input "
+                                  "(marked counted in a.ompf, b.ompf"));
+        assert_true(fzt_val(f, 0, "A") == 1);
+        assert_true(fzt_val(f, 0, "B") == 2);
+        ompf_fuse_report_destroy(rep);
+        ompf_profile_destroy(f);
+        destroy_all(in, 3);
+    }
+}
+
 /* Non-deterministic program: different XU counts per type; types missing
  * from a run are reported. */
 static void test_nondeterministic_counts(void **state)
@@ -618,6 +806,9 @@ int main(void)
         cmocka_unit_test(test_bc_unlabeled_seed),
         cmocka_unit_test(test_random_seeded),
         cmocka_unit_test(test_input_checks),
+        cmocka_unit_test(test_unrecorded_keys_noted),
+        cmocka_unit_test(test_duplicate_inputs),
+        cmocka_unit_test(test_event_without_values),
         cmocka_unit_test(test_nondeterministic_counts),
         cmocka_unit_test(test_bc_iterations_bounded),
     };
