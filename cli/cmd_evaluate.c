@@ -29,23 +29,34 @@ static void usage(FILE *f)
             "\n"
             "  -r, --references REF...  reference profiles or directories of them\n"
             "                       (*.ompf); takes every following argument up to\n"
-            "                       the next option or '--'; repeatable\n"
+            "                       the next option or '--'; repeatable.  From a\n"
+            "                       directory only reference runs are taken (mode\n"
+            "                       'reference', 'imported' or none; a note counts\n"
+            "                       the others); a file of another mode (fused, hem,\n"
+            "                       run, ...) is refused\n"
+            "  --any-mode           take every profile as a reference, whatever its\n"
+            "                       mode\n"
             "  --bins N             intervals per event (default 10; +2 outer bins)\n"
             "  --per-type           TMD per construct, combined by a geometric mean\n"
             "                       weighted by reference XU counts\n"
             "  --correlation-error  also Correlation Error (Spearman; in [0, 2])\n"
             "  --csv OUT            one row per (target, pair): events, calibration,\n"
-            "                       uncalibrated TMD per repeat, TMD, left-out XUs,\n"
-            "                       Spearman of target and references ('-': stdout)\n"
+            "                       uncalibrated TMD per repeat, TMD, floors hit,\n"
+            "                       left-out XUs, Spearman of target and references\n"
+            "                       ('-': stdout; columns: docs/evaluation.md)\n"
             "  --allow-partial      evaluate the pairs that can be, list the others\n"
             "  --ignore-program     accept profiles whose program/argv differ\n"
             "  --worst K            worst pairs shown per target (default 5)\n"
             "  -j, --jobs N         threads (default: online CPUs)\n"
-            "  -q, --quiet          no progress line, no notes\n"
+            "  -q, --quiet          no progress line, no notes (except the one on\n"
+            "                       profiles skipped from a reference directory)\n"
             "  -h, --help           this help\n"
             "\n"
             "TARGET may be NAME=PATH to name it; otherwise the name is the fused\n"
-            "strategy, the HEM mode, or the file name.  CSV files are imported.\n"
+            "strategy, the HEM mode, or the file name.  CSV files are imported.\n"            "Per target: EPD, pairs evaluated/total, the most XUs left out of a pair\n"
+            "(missing values), 'floor': pairs whose calibration was raised to the\n"
+            "floor 1/|XUs|, 'tmd-floor': pairs whose median uncalibrated TMD was\n"
+            "(see docs/evaluation.md), then the worst pairs.\n"
             "Exit: 0 ok, 1 evaluation failed, 2 usage or input error.\n");
 }
 
@@ -57,8 +68,9 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
         printf("%12s", "-");
     else
         printf("%12.4f", r->epd);
-    printf("  %5zu/%-5zu %10llu %6zu", r->pairs_evaluated, r->pairs_total,
-           (unsigned long long)r->left_out_max, r->calibration_floor_hits);
+    printf("  %5zu/%-5zu %10llu %6zu %9zu", r->pairs_evaluated,
+           r->pairs_total, (unsigned long long)r->left_out_max,
+           r->calibration_floor_hits, r->tmd_floor_hits);
     if (ce) {
         if (isnan(r->correlation_error))
             printf(" %10s", "-");
@@ -127,7 +139,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
     size_t nrefs = 0, ntargets = 0;
     const char *csv = NULL;
     unsigned worst = 5;
-    int quiet = 0, in_refs = 0, status = 2;
+    int quiet = 0, in_refs = 0, status = 2, any_mode = 0;
     ompf_inputs_t rin = {0}, tin = {0};
     ompf_eval_t *ev = NULL;
     ompf_outfile_t *of = NULL;
@@ -175,6 +187,8 @@ int ompf_cmd_evaluate(int argc, char **argv)
                 goto out;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--any-mode")) {
+            any_mode = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, PROG ": unknown option '%s'; see 'ompfuse evaluate "
                             "--help'\n", a);
@@ -196,11 +210,19 @@ int ompf_cmd_evaluate(int argc, char **argv)
     }
     o.progress = !quiet && isatty(STDERR_FILENO);
     ompf_error_t err = {0};
-    for (size_t i = 0; i < nrefs; i++)
-        if (ompf_inputs_add(&rin, refs[i], 0, PROG, &err)) {
+    /* Spearman columns of the CSV are filled whenever there is a CSV. */
+    o.spearman = csv != NULL;
+    for (size_t i = 0; i < nrefs; i++) {
+        char note[700];
+        if (ompf_inputs_add_references(&rin, refs[i], any_mode, PROG, NULL,
+                                       note, sizeof note, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
             goto out;
         }
+        /* Even with -q: it changes which runs are the references. */
+        if (note[0])
+            fprintf(stderr, PROG ": note: %s\n", note);
+    }
     for (size_t i = 0; i < ntargets; i++)
         if (ompf_inputs_add(&tin, targets[i], 1, PROG, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
@@ -244,8 +266,9 @@ int ompf_cmd_evaluate(int argc, char **argv)
            o.per_type ? ", per type" : "");
     if (bad && !quiet && ompf_eval_reference_notes(ev))
         printf("reference notes:\n%s", ompf_eval_reference_notes(ev));
-    printf("%-20s %12s  %11s %10s %6s%s\n", "target", "EPD", "pairs",
-           "left-out", "floor", o.correlation_error ? "         CE" : "");
+    printf("%-20s %12s  %11s %10s %6s %9s%s\n", "target", "EPD", "pairs",
+           "left-out", "floor", "tmd-floor",
+           o.correlation_error ? "         CE" : "");
     FILE *cf = NULL;
     if (csv) {
         if (ompf_outfile_open(csv, &of, &cf, &err)) {

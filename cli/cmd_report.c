@@ -47,6 +47,8 @@ static void usage(FILE *f)
             "  --allow-partial      evaluate the pairs that can be, list the others\n"
             "  --ignore-program     accept profiles whose program/argv differ\n"
             "  -j, --jobs N         threads (default: online CPUs)\n"
+            "  --any-mode           take every profile as a reference, whatever its\n"
+            "                       mode (as evaluate --any-mode)\n"
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this help\n"
             "\n"
@@ -113,7 +115,7 @@ int ompf_cmd_report(int argc, char **argv)
     int eo;
     ompf_eval_opts_default(&o);
     const char *out = NULL, *title = "ompfuse report", *pair = NULL;
-    int quiet = 0, mode = 0; /* 0: positional = targets, 1: refs, 2: targets */
+    int quiet = 0, any_mode = 0, mode = 0; /* 0: positional = targets, 1: refs, 2: targets */
     int status = 2;
     group_t *gs = calloc((size_t)argc + 1, sizeof *gs);
     size_t ng = 0;
@@ -194,6 +196,8 @@ int ompf_cmd_report(int argc, char **argv)
                 goto done;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--any-mode")) {
+            any_mode = 1;
         } else {
             fprintf(stderr, PROG ": unknown option '%s'; see 'ompfuse report "
                             "--help'\n", a);
@@ -229,11 +233,17 @@ int ompf_cmd_report(int argc, char **argv)
     int target_failed = 0;
     for (size_t k = 0; k < ng; k++) {
         group_t *g = &gs[k];
-        for (size_t i = 0; i < g->nrefs; i++)
-            if (ompf_inputs_add(&g->rin, g->refs[i], 0, PROG, &err)) {
+        for (size_t i = 0; i < g->nrefs; i++) {
+            char note[700];
+            if (ompf_inputs_add_references(&g->rin, g->refs[i], any_mode,
+                                           PROG, NULL, note, sizeof note,
+                                           &err)) {
                 fprintf(stderr, PROG ": %s\n", err.msg);
                 goto done;
             }
+            if (note[0])
+                fprintf(stderr, PROG ": note: %s\n", note);
+        }
         for (size_t i = 0; i < g->ntargets; i++)
             if (ompf_inputs_add(&g->tin, g->targets[i], 1, PROG, &err)) {
                 fprintf(stderr, PROG ": %s\n", err.msg);

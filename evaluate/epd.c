@@ -65,7 +65,15 @@ struct ompf_eval {
     ompf_emd_ws_t **ws; /* one per thread */
     char *notes;
     size_t notes_len;
+    char **lack; /* per event: problem of a target without it */
 };
+
+/* Spearman coefficients are computed for Correlation Error and for the
+ * CSV's columns. */
+static int want_spearman(const ompf_eval_t *ev)
+{
+    return ev->opts.correlation_error || ev->opts.spearman;
+}
 
 void ompf_eval_opts_default(ompf_eval_opts_t *o)
 {
@@ -249,7 +257,7 @@ static int colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
     }
     free(tmap);
     /* Ranks for Spearman of complete columns, computed once. */
-    if (ev->opts.correlation_error) {
+    if (want_spearman(ev)) {
         for (size_t e = 0; e < ev->nev; e++) {
             if (!c->col[e])
                 continue;
@@ -423,7 +431,7 @@ static int pair_prepare(void *ctx, size_t i, size_t thread)
                        &pr->floor);
     if (rc)
         return rc;
-    if (ev->opts.correlation_error) {
+    if (want_spearman(ev)) {
         double *sp = malloc(pr->nrep * sizeof *sp);
         if (!sp)
             return OMPF_ENOMEM;
@@ -517,6 +525,9 @@ void ompf_eval_destroy(ompf_eval_t *ev)
         ompf_emd_ws_destroy(ev->ws[t]);
     free(ev->ws);
     free(ev->notes);
+    for (size_t e = 0; ev->lack && e < ev->nev; e++)
+        free(ev->lack[e]);
+    free(ev->lack);
     free(ev);
 }
 
@@ -601,6 +612,14 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
         ompf_eval_destroy(ev);
         return rc;
     }
+    ev->lack = calloc(ev->nev, sizeof *ev->lack);
+    if (!ev->lack)
+        goto fail;
+    for (size_t e = 0; e < ev->nev; e++)
+        if (!(ev->lack[e] = xasprintf("the target has no values of %s "
+                                      "(absent or not counted)",
+                                      ev->evname[e])))
+            goto fail;
     for (size_t r = 0; r < nrefs; r++)
         if ((rc = colset_build(ev, refs[r], 1, 1, &ev->refcols[r])))
             goto fail;
@@ -729,7 +748,7 @@ typedef struct {
 
 static int tmd_to_repeats(ompf_emd_ws_t *ws, const ompf_hist2d_t *ht,
                           const ompf_hist2d_t *hr, size_t nrep, double cal,
-                          double *uncal, double *tmd)
+                          double *uncal, double *tmd, int *floor_hit)
 {
     double *v = malloc(nrep * sizeof *v);
     if (!v)
@@ -745,12 +764,14 @@ static int tmd_to_repeats(ompf_emd_ws_t *ws, const ompf_hist2d_t *ht,
     }
     /* The same floor as the calibration's: a distance below one XU's weight
      * is not measurable, and an exact 0 would collapse the geometric mean
-     * (EPD) to 0 whatever the other pairs say. */
+     * (EPD) to 0 whatever the other pairs say.  Not in SPEC §7: reported
+     * (tmd_floor) and documented in docs/evaluation.md. */
     int64_t maxn = ht->total;
     for (size_t r = 0; r < nrep; r++)
         if (hr[r].total > maxn)
             maxn = hr[r].total;
     double med = ompf_median(v, nrep), fl = 1.0 / (double)(maxn > 0 ? maxn : 1);
+    *floor_hit = med < fl;
     *tmd = (med < fl ? fl : med) / cal;
     free(v);
     return 0;
@@ -775,8 +796,7 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     res->calibration_floor = pr->floor;
     const double *va = tc->tc.col[pr->ev[0]], *vb = tc->tc.col[pr->ev[1]];
     if (!va || !vb) {
-        res->problem = "the target has no values of one of these events "
-                       "(absent or not counted)";
+        res->problem = ev->lack[pr->ev[va ? 1 : 0]];
         return 0;
     }
     res->uncalibrated = calloc(pr->nrep, sizeof *res->uncalibrated);
@@ -795,11 +815,11 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     }
     double tmd_all;
     rc = tmd_to_repeats(ws, &ht, pr->hist, pr->nrep, pr->calibration,
-                        res->uncalibrated, &tmd_all);
+                        res->uncalibrated, &tmd_all, &res->tmd_floor);
     ompf_hist2d_free(&ht);
     if (rc)
         return rc;
-    if (ev->opts.correlation_error) {
+    if (want_spearman(ev)) {
         res->spearman_target = colset_spearman(&tc->tc, pr->ev[0], pr->ev[1]);
         res->spearman_reference = pr->spearman_ref;
     }
@@ -813,9 +833,9 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     if (!res->types)
         return OMPF_ENOMEM;
     res->ntypes = pr->ntypes;
-    double *uncal = malloc(pr->nrep * sizeof *uncal);
-    if (!uncal)
-        return OMPF_ENOMEM;
+    /* The pair's own floor flag is about its all-XU TMD, which per_type
+     * does not use: the types' flags count instead. */
+    res->tmd_floor = 0;
     double wsum = 0, lsum = 0;
     int zero = 0;
     for (size_t t = 0; t < pr->ntypes; t++) {
@@ -832,31 +852,32 @@ static int pair_target(void *ctx, size_t i, size_t thread)
         }
         rc = ompf_hist2d_build(&pt->grid, va, vb, tc->tc.nxu, tc->tc.type,
                                pt->type, &ht);
-        if (rc) {
-            free(uncal);
+        if (rc)
             return rc;
-        }
         tr->left_out = ht.left_out;
+        tr->binned = (uint64_t)ht.total;
         if (ht.total == 0) {
             ompf_hist2d_free(&ht);
             tr->problem = "the target has no XU of this type with values of "
                           "both events";
             continue;
         }
-        rc = tmd_to_repeats(ws, &ht, pt->hist, pr->nrep, pt->calibration,
-                            uncal, &tr->tmd);
-        ompf_hist2d_free(&ht);
-        if (rc) {
-            free(uncal);
-            return rc;
+        tr->uncalibrated = calloc(pr->nrep, sizeof *tr->uncalibrated);
+        if (!tr->uncalibrated) {
+            ompf_hist2d_free(&ht);
+            return OMPF_ENOMEM;
         }
+        rc = tmd_to_repeats(ws, &ht, pt->hist, pr->nrep, pt->calibration,
+                            tr->uncalibrated, &tr->tmd, &tr->tmd_floor);
+        ompf_hist2d_free(&ht);
+        if (rc)
+            return rc;
         wsum += tr->weight;
         if (tr->tmd == 0)
             zero = 1;
         else
             lsum += tr->weight * log(tr->tmd);
     }
-    free(uncal);
     if (wsum == 0) {
         res->problem = "no type of this pair could be evaluated";
         return 0;
@@ -872,6 +893,8 @@ void ompf_eval_result_free(ompf_eval_result_t *r)
         return;
     for (size_t i = 0; r->pairs && i < r->pairs_total; i++) {
         free(r->pairs[i].uncalibrated);
+        for (size_t t = 0; r->pairs[i].types && t < r->pairs[i].ntypes; t++)
+            free(r->pairs[i].types[t].uncalibrated);
         free(r->pairs[i].types);
     }
     free(r->pairs);
@@ -915,6 +938,16 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
     snprintf(label, sizeof label, "evaluating %s", name);
     rc = ompf__parallel_for(ev->npairs, ev->threads, pair_target, &tc, label,
                             ev->opts.progress);
+    /* Events the target lacks, named in the error below. */
+    char lacks[600] = "";
+    size_t nlack = 0, ll = 0;
+    for (size_t e = 0; e < ev->nev; e++)
+        if (!tc.tc.col[e]) {
+            if (ll < sizeof lacks)
+                ll += (size_t)snprintf(lacks + ll, sizeof lacks - ll, "%s%s",
+                                       nlack ? ", " : "", ev->evname[e]);
+            nlack++;
+        }
     colset_free(&tc.tc, ev->nev);
     if (rc) {
         ompf_eval_result_free(res);
@@ -945,6 +978,10 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         for (size_t t = 0; t < p->ntypes; t++)
             res->calibration_floor_hits += p->types[t].calibration_floor &&
                                            !isnan(p->types[t].tmd);
+        res->tmd_floor_hits += p->tmd_floor != 0;
+        for (size_t t = 0; t < p->ntypes; t++)
+            res->tmd_floor_hits += p->types[t].tmd_floor &&
+                                   !isnan(p->types[t].tmd);
         if (p->left_out > res->left_out_max)
             res->left_out_max = p->left_out;
         if (p->tmd == 0)
@@ -965,14 +1002,27 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
                 why = p->types[t].problem;
                 type = p->types[t].type;
             }
-        rc = ompf_error_set(
-            err, OMPF_EMISMATCH,
-            "%s: %zu event pair%s cannot be evaluated, e.g. %s,%s%s%s: %s; "
-            "pass --allow-partial to evaluate the others",
-            name, target_bad, target_bad == 1 ? "" : "s",
-            ev->evname[ev->pairs[first_bad].ev[0]],
-            ev->evname[ev->pairs[first_bad].ev[1]], *type ? " type " : "",
-            type, why ? why : "unknown");
+        if (nlack)
+            rc = ompf_error_set(
+                err, OMPF_EMISMATCH,
+                "%s lacks event%s %s that the references count (absent "
+                "from the target or not counted), so %zu event pair%s "
+                "cannot be evaluated, e.g. %s,%s; give a target with all "
+                "the references' events, or pass --allow-partial to "
+                "evaluate the others",
+                name, nlack == 1 ? "" : "s", lacks, target_bad,
+                target_bad == 1 ? "" : "s",
+                ev->evname[ev->pairs[first_bad].ev[0]],
+                ev->evname[ev->pairs[first_bad].ev[1]]);
+        else
+            rc = ompf_error_set(
+                err, OMPF_EMISMATCH,
+                "%s: %zu event pair%s cannot be evaluated, e.g. %s,%s%s%s: "
+                "%s; pass --allow-partial to evaluate the others",
+                name, target_bad, target_bad == 1 ? "" : "s",
+                ev->evname[ev->pairs[first_bad].ev[0]],
+                ev->evname[ev->pairs[first_bad].ev[1]], *type ? " type " : "",
+                type, why ? why : "unknown");
         ompf_eval_result_free(res);
         return rc;
     }
@@ -1056,7 +1106,8 @@ int ompf_eval_csv_header(const ompf_eval_t *ev, FILE *out)
     size_t k = max_repeats(ev);
     for (size_t r = 1; r <= k; r++)
         fprintf(out, ",uncalibrated_%zu", r);
-    fputs(",tmd,left_out,binned,spearman_target,spearman_reference,status\n",
+    fputs(",tmd,tmd_floor,left_out,binned,spearman_target,"
+          "spearman_reference,status\n",
           out);
     return ferror(out) ? OMPF_EIO : 0;
 }
@@ -1083,7 +1134,8 @@ int ompf_eval_csv_rows(const ompf_eval_t *ev, const ompf_eval_result_t *r,
         }
         fputc(',', out);
         csv_num(out, p->tmd);
-        fprintf(out, ",%llu,%llu,", (unsigned long long)p->left_out,
+        fprintf(out, ",%d,%llu,%llu,", p->tmd_floor,
+                (unsigned long long)p->left_out,
                 (unsigned long long)p->binned);
         csv_num(out, p->spearman_target);
         fputc(',', out);
@@ -1104,11 +1156,17 @@ int ompf_eval_csv_rows(const ompf_eval_t *ev, const ompf_eval_result_t *r,
             csv_num(out, tr->problem && !tr->calibration ? NAN
                                                           : tr->calibration);
             fprintf(out, ",%d", tr->calibration_floor);
-            for (size_t q = 0; q < k; q++)
+            for (size_t q = 0; q < k; q++) {
                 fputc(',', out);
+                if (tr->uncalibrated && q < pr->nrep)
+                    csv_num(out, tr->uncalibrated[q]);
+            }
             fputc(',', out);
             csv_num(out, tr->tmd);
-            fprintf(out, ",%llu,,,,", (unsigned long long)tr->left_out);
+            /* Spearman is per pair (all XUs): empty on type rows. */
+            fprintf(out, ",%d,%llu,%llu,,,", tr->tmd_floor,
+                    (unsigned long long)tr->left_out,
+                    (unsigned long long)tr->binned);
             csv_str(out, tr->problem ? tr->problem : "ok");
             fputc('\n', out);
         }

@@ -26,8 +26,8 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-static int load_one(ompf_inputs_t *in, const char *path, const char *name,
-                    const char *prog, ompf_error_t *err)
+static int read_profile(const char *path, const char *prog,
+                        ompf_profile_t **out, ompf_error_t *err)
 {
     ompf_profile_t *p = NULL;
     int rc;
@@ -53,6 +53,14 @@ static int load_one(ompf_inputs_t *in, const char *path, const char *name,
             return rc;
         }
     }
+    *out = p;
+    return 0;
+}
+
+/* Appends p (owned from now on) as path. */
+static int append(ompf_inputs_t *in, const char *path, const char *name,
+                  ompf_profile_t *p, ompf_error_t *err)
+{
     if (in->n == in->cap) {
         size_t cap = in->cap ? 2 * in->cap : 8;
         ompf_input_t *v = realloc(in->v, cap * sizeof *v);
@@ -78,9 +86,95 @@ static int load_one(ompf_inputs_t *in, const char *path, const char *name,
     return 0;
 }
 
+static int load_one(ompf_inputs_t *in, const char *path, const char *name,
+                    const char *prog, ompf_error_t *err)
+{
+    ompf_profile_t *p = NULL;
+    int rc = read_profile(path, prog, &p, err);
+    return rc ? rc : append(in, path, name, p, err);
+}
+
+int ompf_mode_is_reference(const char *mode)
+{
+    return !mode || !*mode || !strcmp(mode, OMPF_MODE_REFERENCE) ||
+           !strcmp(mode, OMPF_MODE_IMPORTED);
+}
+
+/* What a mode means, for messages. */
+static const char *mode_what(const char *mode)
+{
+    if (!strcmp(mode, OMPF_MODE_FUSED))
+        return "a profile combined by ompfuse combine";
+    if (!strncmp(mode, "hem", 3))
+        return "a multiplexed (HEM) run";
+    if (!strcmp(mode, OMPF_MODE_RUN))
+        return "a run of a fusion plan, not a reference run";
+    if (!strcmp(mode, OMPF_MODE_TRUTH))
+        return "the simulator's ground truth";
+    return "not a reference run";
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.ompf files of directory path, sorted by name. */
+static int list_dir(const char *path, char ***out, size_t *nout,
+                    ompf_error_t *err)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return ompf_error_set(err, OMPF_EIO, "cannot open directory %s: %s",
+                              path, strerror(errno));
+    char **files = NULL;
+    size_t nf = 0, cap = 0;
+    struct dirent *de;
+    int rc = 0;
+    while ((de = readdir(d))) {
+        if (!ends_with(de->d_name, ".ompf"))
+            continue;
+        if (nf == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nfz = realloc(files, cap * sizeof *nfz);
+            if (!nfz) {
+                rc = OMPF_ENOMEM;
+                break;
+            }
+            files = nfz;
+        }
+        size_t l = strlen(path) + strlen(de->d_name) + 2;
+        files[nf] = malloc(l);
+        if (!files[nf]) {
+            rc = OMPF_ENOMEM;
+            break;
+        }
+        snprintf(files[nf], l, "%s/%s", path, de->d_name);
+        nf++;
+    }
+    closedir(d);
+    if (!rc && nf == 0)
+        rc = ompf_error_set(err, OMPF_EIO,
+                            "directory %s holds no .ompf profile", path);
+    else if (rc)
+        ompf_error_set(err, rc, "out of memory");
+    if (rc) {
+        for (size_t i = 0; i < nf; i++)
+            free(files[i]);
+        free(files);
+        return rc;
+    }
+    qsort(files, nf, sizeof *files, cmp_str);
+    *out = files;
+    *nout = nf;
+    return 0;
+}
+
+static void free_list(char **files, size_t nf)
+{
+    for (size_t i = 0; i < nf; i++)
+        free(files[i]);
+    free(files);
 }
 
 int ompf_inputs_add(ompf_inputs_t *in, const char *arg, int allow_name,
@@ -114,53 +208,114 @@ int ompf_inputs_add(ompf_inputs_t *in, const char *arg, int allow_name,
         return rc;
     }
     /* A directory: its *.ompf files in name order. */
-    DIR *d = opendir(path);
-    if (!d) {
-        free(name);
-        return ompf_error_set(err, OMPF_EIO, "cannot open directory %s: %s",
-                              path, strerror(errno));
-    }
     char **files = NULL;
-    size_t nf = 0, cap = 0;
-    struct dirent *de;
-    int rc = 0;
-    while ((de = readdir(d))) {
-        if (!ends_with(de->d_name, ".ompf"))
-            continue;
-        if (nf == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **nfz = realloc(files, cap * sizeof *nfz);
-            if (!nfz) {
-                rc = OMPF_ENOMEM;
-                break;
-            }
-            files = nfz;
-        }
-        size_t l = strlen(path) + strlen(de->d_name) + 2;
-        files[nf] = malloc(l);
-        if (!files[nf]) {
-            rc = OMPF_ENOMEM;
-            break;
-        }
-        snprintf(files[nf], l, "%s/%s", path, de->d_name);
-        nf++;
-    }
-    closedir(d);
-    if (!rc && nf == 0)
-        rc = ompf_error_set(err, OMPF_EIO,
-                            "directory %s holds no .ompf profile", path);
-    else if (rc)
-        ompf_error_set(err, rc, "out of memory");
-    if (!rc) {
-        qsort(files, nf, sizeof *files, cmp_str);
-        for (size_t i = 0; i < nf && !rc; i++)
-            rc = load_one(in, files[i], NULL, prog, err);
-    }
-    for (size_t i = 0; i < nf; i++)
-        free(files[i]);
-    free(files);
+    size_t nf = 0;
+    int rc = list_dir(path, &files, &nf, err);
+    for (size_t i = 0; i < nf && !rc; i++)
+        rc = load_one(in, files[i], NULL, prog, err);
+    free_list(files, nf);
     free(name);
     return rc;
+}
+
+int ompf_inputs_add_references(ompf_inputs_t *in, const char *arg,
+                               int any_mode, const char *prog,
+                               size_t *skipped, char *note, size_t note_len,
+                               ompf_error_t *err)
+{
+    struct stat st;
+    if (note && note_len)
+        note[0] = '\0';
+    if (skipped)
+        *skipped = 0;
+    if (stat(arg, &st) != 0)
+        return ompf_error_set(err, OMPF_EIO,
+                              "cannot read %s: %s; give profile files "
+                              "(.ompf), CSV files or directories of "
+                              "profiles",
+                              arg, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        ompf_profile_t *p = NULL;
+        int rc = read_profile(arg, prog, &p, err);
+        if (rc)
+            return rc;
+        const char *mode = ompf_meta_get(p, "mode");
+        if (!any_mode && !ompf_mode_is_reference(mode)) {
+            rc = ompf_error_set(
+                err, OMPF_EMISMATCH,
+                "%s has mode '%s' (%s): a reference must be a run that "
+                "counted its events simultaneously (mode 'reference'); pass "
+                "it as a target after '--', or pass --any-mode to use it as "
+                "a reference anyway",
+                arg, mode, mode_what(mode));
+            ompf_profile_destroy(p);
+            return rc;
+        }
+        return append(in, arg, NULL, p, err);
+    }
+    /* A directory: the reference runs among its *.ompf files.  A run
+     * directory usually holds fusion runs, HEM runs and fused profiles
+     * too, which must not become repeats. */
+    char **files = NULL;
+    size_t nf = 0, taken = 0, skip = 0;
+    int rc = list_dir(arg, &files, &nf, err);
+    /* distinct modes skipped, for the note */
+    const char *modes[8];
+    size_t nmode[8], nmodes = 0, other = 0;
+    char mbuf[8][32];
+    for (size_t i = 0; i < nf && !rc; i++) {
+        ompf_profile_t *p = NULL;
+        if ((rc = read_profile(files[i], prog, &p, err)))
+            break;
+        const char *mode = ompf_meta_get(p, "mode");
+        if (any_mode || ompf_mode_is_reference(mode)) {
+            rc = append(in, files[i], NULL, p, err);
+            taken++;
+            continue;
+        }
+        skip++;
+        size_t k = 0;
+        while (k < nmodes && strcmp(modes[k], mode))
+            k++;
+        if (k == nmodes && nmodes < 8) {
+            snprintf(mbuf[k], sizeof mbuf[k], "%s", mode);
+            modes[k] = mbuf[k];
+            nmode[k] = 0;
+            nmodes++;
+        }
+        if (k < nmodes)
+            nmode[k]++;
+        else
+            other++;
+        ompf_profile_destroy(p);
+    }
+    free_list(files, nf);
+    if (rc)
+        return rc;
+    char desc[400] = "";
+    size_t l = 0;
+    for (size_t k = 0; k < nmodes && l < sizeof desc; k++)
+        l += (size_t)snprintf(desc + l, sizeof desc - l, "%s%zu %s",
+                              k ? ", " : "", nmode[k], modes[k]);
+    if (other && l < sizeof desc)
+        snprintf(desc + l, sizeof desc - l, ", %zu of other modes", other);
+    if (skipped)
+        *skipped = skip;
+    if (!taken)
+        return ompf_error_set(err, OMPF_EMISMATCH,
+                              "directory %s holds no reference run (mode "
+                              "'reference'): its %zu profile%s %s mode %s; "
+                              "give the reference runs, or pass --any-mode "
+                              "to use them anyway",
+                              arg, skip, skip == 1 ? "" : "s",
+                              skip == 1 ? "has" : "have", desc);
+    if (skip && note && note_len)
+        snprintf(note, note_len,
+                 "%s: took %zu reference profile%s, skipped %zu that %s not "
+                 "reference runs (mode %s); pass --any-mode to take them",
+                 arg, taken, taken == 1 ? "" : "s", skip,
+                 skip == 1 ? "is" : "are", desc);
+    return 0;
 }
 
 void ompf_inputs_free(ompf_inputs_t *in)

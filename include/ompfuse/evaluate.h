@@ -108,6 +108,8 @@ typedef struct ompf_eval_opts {
     int check_program;     /* refuse profiles of another program (default 1) */
     unsigned threads;      /* worker threads (0: online CPUs) */
     int progress;          /* progress line on stderr */
+    int spearman;          /* Spearman per pair even without
+                              correlation_error (for the CSV) */
 } ompf_eval_opts_t;
 
 void ompf_eval_opts_default(ompf_eval_opts_t *o);
@@ -152,7 +154,11 @@ typedef struct ompf_eval_type_result {
     double calibration;
     int calibration_floor;
     double tmd;             /* NaN when not evaluated */
+    int tmd_floor;          /* 1 when the target floor 1/|XUs| was used */
     uint64_t left_out;
+    uint64_t binned;        /* target XUs of this type in the histogram */
+    double *uncalibrated;   /* TMD of this type to each repeat; NULL when
+                               not evaluated */
     const char *problem;    /* NULL or why it was not evaluated */
 } ompf_eval_type_result_t;
 
@@ -165,9 +171,14 @@ typedef struct ompf_eval_pair_result {
     double calibration;
     int calibration_floor;
     double tmd;             /* calibrated TMD used for EPD */
+    int tmd_floor;          /* 1 when the median uncalibrated TMD was
+                               raised to 1/|XUs| (not in SPEC §7; see
+                               docs/evaluation.md) */
     uint64_t left_out;      /* target XUs missing a value of the pair */
     uint64_t binned;        /* target XUs in the histogram */
-    double spearman_target, spearman_reference; /* NaN unless requested */
+    double spearman_target, spearman_reference; /* NaN unless requested
+                                                   (correlation_error or
+                                                   spearman) */
     size_t ntypes;
     ompf_eval_type_result_t *types;
 } ompf_eval_pair_result_t;
@@ -177,6 +188,8 @@ typedef struct ompf_eval_result {
     double epd;             /* NaN when no pair could be evaluated */
     size_t pairs_total, pairs_evaluated;
     size_t calibration_floor_hits;
+    size_t tmd_floor_hits;  /* evaluated pairs (and types) whose target
+                               TMD was floored */
     uint64_t left_out_max;  /* largest left-out count over pairs */
     double correlation_error; /* NaN unless requested */
     ompf_eval_pair_result_t *pairs; /* pairs_total entries */
@@ -224,6 +237,21 @@ typedef struct ompf_inputs {
  * prefixed by prog. */
 int ompf_inputs_add(ompf_inputs_t *in, const char *arg, int allow_name,
                     const char *prog, ompf_error_t *err);
+/* Reference selection.  A reference run has metadata mode "reference";
+ * imported profiles (mode "imported") and profiles without a mode are
+ * taken too (their origin is unknown).  1 when mode may be a reference. */
+int ompf_mode_is_reference(const char *mode);
+
+/* Like ompf_inputs_add without names, for references: from a directory
+ * only the profiles ompf_mode_is_reference accepts are taken, the others
+ * are counted in *skipped (may be NULL) and described in note (a
+ * sentence, "" when none skipped; note may be NULL); a file named
+ * explicitly whose mode is not a reference's (fused, hem, run, ...) is
+ * refused with OMPF_EMISMATCH naming it.  any_mode: take every profile. */
+int ompf_inputs_add_references(ompf_inputs_t *in, const char *arg,
+                               int any_mode, const char *prog,
+                               size_t *skipped, char *note, size_t note_len,
+                               ompf_error_t *err);
 /* Display names: NAME= if given, else metadata "strategy" of fused
  * profiles, "mode" of HEM profiles (hem, hem-delta, hem-*), else the file
  * name without .ompf; duplicates get " (file)" appended. */

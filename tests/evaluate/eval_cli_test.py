@@ -48,7 +48,8 @@ with tempfile.TemporaryDirectory() as d:
 
     # a target lacking an event: error naming it, then --allow-partial
     rc, out, err = run("evaluate", "-q", "--references", *refs, "--", t("partial"))
-    check(rc == 2 and "partial" in err and "--allow-partial" in err and "EV03" in err,
+    check(rc == 2 and "--allow-partial" in err and "lacks event gen::EV03 " in err
+          and t("partial") in err and err.count("\n") == 1,
           f"partial target: {rc} {err!r}")
     rc, out, err = run("evaluate", "-q", "--allow-partial", "--references", *refs, "--", t("partial"))
     check(rc == 0 and "3/6" in out and "not evaluated (3)" in out, f"allow-partial: {rc} {out!r}")
@@ -104,6 +105,67 @@ with tempfile.TemporaryDirectory() as d:
     # shifted event 0 appears in the worst pairs
     check("EV00" in out.split("ctc", 1)[1].splitlines()[1], "worst pairs of ctc name EV00")
 
+    # Spearman columns are filled with --csv alone (no --correlation-error)
+    rc, out, err = run("evaluate", "-q", "--csv", csvp, "--references", *refs, "--", t("good"))
+    rows = list(csv.DictReader(open(csvp)))
+    check(rc == 0 and len(rows) == 6, f"csv without CE: {rc} {len(rows)} {err!r}")
+    for row in rows:
+        check(row["spearman_target"] != "" and row["spearman_reference"] != ""
+              and -1 <= float(row["spearman_target"]) <= 1
+              and -1 <= float(row["spearman_reference"]) <= 1,
+              f"spearman filled without --correlation-error: {row}")
+        check(row["tmd_floor"] == "0", f"tmd_floor column: {row}")
+    check("CE" not in out.splitlines()[1], f"no CE column without the option: {out!r}")
+
+    # -j1 and -j4 give byte-identical CSV
+    outs = []
+    for j in ("1", "4"):
+        pj = os.path.join(d, f"j{j}.csv")
+        rc, out, err = run("evaluate", "-q", "-j", j, "--per-type", "--correlation-error",
+                           "--csv", pj, "--references", *refs, "--",
+                           t("good"), t("shifted"), t("hem"))
+        check(rc == 0, f"-j{j}: {rc} {err!r}")
+        outs.append(open(pj, "rb").read())
+    check(len(outs[0]) > 1000 and outs[0] == outs[1], "-j1 and -j4 CSV differ")
+
+    # reference selection: a directory holding every kind of profile gives
+    # only its reference runs (ref-1..3), with a note on the others
+    rc, out, err = run("evaluate", "-q", "--csv", csvp, "--references", d, "--", t("good"))
+    check(rc == 0 and out.startswith("references: 3 profiles"), f"mixed dir: {rc} {out!r} {err!r}")
+    check("skipped 4 that are not reference runs" in err and "2 fused" in err
+          and "1 hem" in err and "1 run" in err and "--any-mode" in err and d in err,
+          f"note on skipped profiles: {err!r}")
+    mixed = open(csvp, "rb").read()
+    rc, out, err = run("evaluate", "-q", "--csv", csvp, "--references", *refs, "--", t("good"))
+    check(rc == 0 and err == "" and open(csvp, "rb").read() == mixed,
+          f"mixed dir gives the explicit references' CSV: {err!r}")
+    # --any-mode takes all 7
+    rc, out, err = run("evaluate", "-q", "--any-mode", "--allow-partial", "--references", d,
+                       "--", t("good"))
+    check(rc == 0 and out.startswith("references: 7 profiles") and "skipped" not in err,
+          f"--any-mode dir: {rc} {out!r} {err!r}")
+    # a directory without reference runs
+    nodir = os.path.join(d, "norefs")
+    os.mkdir(nodir)
+    os.link(t("good"), os.path.join(nodir, "good.ompf"))
+    rc, out, err = run("evaluate", "-q", "--references", nodir, "--", t("good"))
+    check(rc == 2 and "no reference run" in err and "--any-mode" in err, f"no refs in dir: {rc} {err!r}")
+    # a non-reference profile named explicitly is refused, naming it and its mode
+    for f, mode in (("good", "fused"), ("hem", "hem"), ("partial", "run")):
+        rc, out, err = run("evaluate", "-q", "--references", refs[0], refs[1], t(f), "--", t("good"))
+        check(rc == 2 and t(f) in err and f"mode '{mode}'" in err and "--any-mode" in err
+              and "after '--'" in err and err.count("\n") == 1,
+              f"explicit {mode} reference: {rc} {err!r}")
+    rc, out, err = run("evaluate", "-q", "--any-mode", "--references", refs[0], refs[1], t("good"),
+                       "--", t("shifted"))
+    check(rc == 0 and out.startswith("references: 3 profiles"), f"explicit --any-mode: {rc} {err!r}")
+    check("--any-mode" in run("evaluate", "--help")[1], "--any-mode in --help")
+    # report selects references the same way
+    html = os.path.join(d, "r.html")
+    p = subprocess.run([ompfuse, "report", "-q", "-o", html, "--references", refs[0], t("hem"),
+                        "--", t("good")], capture_output=True, text=True)
+    check(p.returncode == 2 and "mode 'hem'" in p.stderr, f"report explicit hem ref: {p.returncode} {p.stderr!r}")
+
     # per type: one row per pair plus one per type
     rc, out, err = run("evaluate", "-q", "--per-type", "--csv", csvp, "--references", *refs,
                        "--", t("good"))
@@ -111,6 +173,21 @@ with tempfile.TemporaryDirectory() as d:
     check(rc == 0 and len(rows) == 6 * 3, f"per-type rows {rc} {len(rows)} {err!r}")
     check(sorted({r["type"] for r in rows}) == sorted({"all", *[r["type"] for r in rows if r["type"] != "all"]})
           and len({r["type"] for r in rows}) == 3, "per-type types")
+    # type rows carry their uncalibrated TMDs and binned XUs: TMD = median / calibration
+    trows = [r for r in rows if r["type"] != "all"]
+    check(len(trows) == 12, f"type rows {len(trows)}")
+    for row in trows:
+        check(row["status"] == "ok" and all(row[f"uncalibrated_{k}"] != "" for k in (1, 2, 3))
+              and int(row["binned"]) > 0 and row["tmd_floor"] == "0", f"type row filled: {row}")
+        unc = [float(row[f"uncalibrated_{k}"]) for k in (1, 2, 3)]
+        tmd = float(row["tmd"])
+        check(abs(statistics.median(unc) / float(row["calibration"]) - tmd) <= 1e-12 * tmd,
+              f"type tmd = median/cal: {row}")
+    allrows = [r for r in rows if r["type"] == "all"]
+    for row in allrows:
+        b = sum(int(r["binned"]) for r in trows
+                if (r["event_a"], r["event_b"]) == (row["event_a"], row["event_b"]))
+        check(b == int(row["binned"]), f"binned of types add up to the pair's: {row}")
 
 if fails:
     print("\n".join(fails))

@@ -238,8 +238,24 @@ static void test_zero_width_and_floor(void **state)
     assert_double_equal(res->pairs[0].uncalibrated[0], 2.0, TOL);
     assert_double_equal(res->pairs[0].tmd, 4.0, TOL);
     assert_int_equal(res->calibration_floor_hits, 1);
+    assert_int_equal(res->pairs[0].tmd_floor, 0);
+    assert_int_equal(res->tmd_floor_hits, 0);
     assert_double_equal(res->epd, 4.0, TOL);
     ompf_eval_result_free(res);
+    /* A target identical to both repeats: uncalibrated (0, 0), median 0,
+     * raised to the target floor 1/|XUs| = 1/2 (not in SPEC §7, reported):
+     * TMD = 0.5 / 0.5 = 1, where SPEC §7 alone gives 0 (and EPD 0). */
+    ompf_profile_t *same = mk(2, ABC, NULL, 2, r, NULL, NULL);
+    if (ompf_eval_target(ev, same, "same", &res, &err))
+        fail_msg("%s", err.msg);
+    assert_double_equal(res->pairs[0].uncalibrated[0], 0.0, 0);
+    assert_double_equal(res->pairs[0].uncalibrated[1], 0.0, 0);
+    assert_int_equal(res->pairs[0].tmd_floor, 1);
+    assert_int_equal(res->tmd_floor_hits, 1);
+    assert_double_equal(res->pairs[0].tmd, 1.0, 0);
+    assert_double_equal(res->epd, 1.0, 0);
+    ompf_eval_result_free(res);
+    ompf_profile_destroy(same);
     ompf_eval_destroy(ev);
     ompf_profile_destroy(refs[0]);
     ompf_profile_destroy(refs[1]);
@@ -313,13 +329,23 @@ static void test_per_type(void **state)
     assert_int_equal(p->ntypes, 2);
     for (size_t k = 0; k < 2; k++) {
         const ompf_eval_type_result_t *tr = &p->types[k];
+        /* both types: 2 target XUs of X, 4 of Y, all binned */
+        assert_non_null(tr->uncalibrated);
+        assert_int_equal(tr->tmd_floor, 0);
         if (strstr(tr->type, "x.c:10")) {
+            assert_int_equal(tr->binned, 2);
+            /* (1,0) (11,10) vs (0,0) (10,10) in both repeats: 1, 1 */
+            assert_double_equal(tr->uncalibrated[0], 1.0, TOL);
+            assert_double_equal(tr->uncalibrated[1], 1.0, TOL);
             assert_double_equal(tr->weight, 4, 0);
             assert_double_equal(tr->calibration, 0.5, 0);
             assert_int_equal(tr->calibration_floor, 1);
             assert_double_equal(tr->tmd, 2.0, TOL);
         } else {
             assert_true(strstr(tr->type, "x.c:20") != NULL);
+            assert_int_equal(tr->binned, 4);
+            assert_double_equal(tr->uncalibrated[0], 0.0, 0);
+            assert_double_equal(tr->uncalibrated[1], 0.5, TOL);
             assert_double_equal(tr->weight, 8, 0);
             assert_double_equal(tr->calibration, 0.5, TOL);
             assert_int_equal(tr->calibration_floor, 0);
@@ -364,6 +390,38 @@ static void test_missing_values(void **state)
     fx_free(&f);
 }
 
+/* opts.spearman (the CLI sets it for --csv): the Spearman coefficients
+ * without Correlation Error.  Target R1 on (B,C): 1 and 9/sqrt(85.5) as in
+ * test_calibration_and_tmd; without the option they are NaN. */
+static void test_spearman_without_ce(void **state)
+{
+    (void)state;
+    for (int on = 0; on < 2; on++) {
+        fx_t f;
+        ompf_eval_opts_t o = opts();
+        o.spearman = on;
+        fx_make(&f, o);
+        ompf_profile_t *t = mk(3, ABC, NULL, 5, R1, NULL, NULL);
+        ompf_eval_result_t *res;
+        ompf_error_t err = {0};
+        if (ompf_eval_target(f.ev, t, "same", &res, &err))
+            fail_msg("%s", err.msg);
+        size_t bc = pair_of(f.ev, "B", "C");
+        if (on) {
+            assert_double_equal(res->pairs[bc].spearman_target, 1.0, TOL);
+            assert_double_equal(res->pairs[bc].spearman_reference,
+                                9 / sqrt(85.5), TOL);
+        } else {
+            assert_true(isnan(res->pairs[bc].spearman_target));
+            assert_true(isnan(res->pairs[bc].spearman_reference));
+        }
+        assert_true(isnan(res->correlation_error));
+        ompf_eval_result_free(res);
+        ompf_profile_destroy(t);
+        fx_free(&f);
+    }
+}
+
 /* Errors: a target lacking an event; --allow-partial evaluates the rest. */
 static void test_target_lacks_event(void **state)
 {
@@ -380,7 +438,7 @@ static void test_target_lacks_event(void **state)
     assert_null(res);
     assert_non_null(strstr(err.msg, "ab.ompf"));
     assert_non_null(strstr(err.msg, "--allow-partial"));
-    assert_non_null(strstr(err.msg, "C"));
+    assert_non_null(strstr(err.msg, "lacks event C "));
     fx_free(&f);
     ompf_eval_opts_t o = opts();
     o.allow_partial = 1;
@@ -391,6 +449,7 @@ static void test_target_lacks_event(void **state)
     assert_true(res->pairs[ab].evaluated);
     assert_false(res->pairs[ac].evaluated);
     assert_non_null(res->pairs[ac].problem);
+    assert_non_null(strstr(res->pairs[ac].problem, "no values of C "));
     /* target = R1 on (A,B): median(0, .4, .6)/.4 = 1 */
     assert_double_equal(res->epd, 1.0, TOL);
     ompf_eval_result_free(res);
@@ -531,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_target_lacks_event),
         cmocka_unit_test(test_reference_errors),
         cmocka_unit_test(test_spearman_ties),
+        cmocka_unit_test(test_spearman_without_ce),
         cmocka_unit_test(test_correlation_error_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
