@@ -321,11 +321,7 @@ int ompf_cmd_simulate(int argc, char **argv)
         const ompf_sim_plan_line_t *ln = ompf_sim_plan_get(plan, li);
         const char *prefix = ln->group[0] ? ln->group : ompf_sim_role_name(ln->role);
         char pre[40];
-        /* hem and hem-delta in one group keep distinct names. */
-        if (ln->group[0] && (ln->role == OMPF_SIM_HEM_DELTA) && strcmp(ln->group, "hem-delta"))
-            snprintf(pre, sizeof pre, "%s-delta", prefix);
-        else
-            snprintf(pre, sizeof pre, "%s", prefix);
+        snprintf(pre, sizeof pre, "%s", prefix);
         size_t pi = 0;
         while (pi < n_prefix && strcmp(prefixes[pi], pre))
             pi++;

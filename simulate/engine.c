@@ -118,6 +118,10 @@ int ompf_sim_create(const ompf_sim_model_t *m, uint64_t seed, ompf_sim_t **out,
                 double sd = l == 3 ? 0.3 * p->mode_sigma : p->mode_sigma;
                 tl[((size_t)t * 16 + k) * 4 + l] = med[l] + (k ? sd * sim_normal(&r) : 0.0);
             }
+            /* Work modes exactly mode_gap apart (centred on the median), a
+             * gap of several xu_sigma: a type's work is visibly
+             * multi-modal (e.g. tiles of different sizes). */
+            tl[((size_t)t * 16 + k) * 4] = med[0] + ((double)k - 0.5 * (tm[t] - 1)) * p->mode_gap;
             tw[t * 16 + k] = 0.2 + sim_uniform(&r);
             ws += tw[t * 16 + k];
         }
@@ -472,12 +476,6 @@ static int add_threads(ompf_profile_t *p, const run_state_t *rs, uint32_t T, uin
     return rc;
 }
 
-static sim_reading_t reading(double value, double enabled, double running)
-{
-    sim_reading_t r = {(uint64_t)value, (uint64_t)llround(enabled), (uint64_t)llround(running)};
-    return r;
-}
-
 /* HEM: per thread, a timeline of gaps and XU phases, counters read at XU
  * bounds, scaled as the mode says.  vals receives X x n estimates. */
 static int hem_values(const ompf_sim_t *s, const run_state_t *rs, uint32_t run_no,
@@ -491,7 +489,7 @@ static int hem_values(const ompf_sim_t *s, const run_state_t *rs, uint32_t run_n
     double *share = malloc((size_t)P * E * sizeof *share);
     int rc = OMPF_ENOMEM;
     sim_seg_t *segs = NULL;
-    double *rates = NULL, *times = NULL, *raw = NULL, *run = NULL;
+    double *rates = NULL, *times = NULL, *raw = NULL, *run = NULL, *est = NULL;
     if (!cnt || !byth || !grate || !share)
         goto out;
     for (uint32_t i = 0; i < n; i++)
@@ -518,7 +516,8 @@ static int hem_values(const ompf_sim_t *s, const run_state_t *rs, uint32_t run_n
     times = malloc(max_times * sizeof *times);
     raw = malloc(max_times * n * sizeof *raw);
     run = malloc(max_times * n * sizeof *run);
-    if (!segs || !rates || !times || !raw || !run)
+    est = malloc(((size_t)maxn + 1) * sizeof *est);
+    if (!segs || !rates || !times || !raw || !run || !est)
         goto out;
     for (uint32_t t = 0; t < T; t++) {
         sim_rng_t rr;
@@ -574,25 +573,20 @@ static int hem_values(const ompf_sim_t *s, const run_state_t *rs, uint32_t run_n
         times[nt++] = rs->t_end;
         sim_mux_read(&mux, segs, ns, times, nt, raw, run);
         sim_mux_free(&mux);
-        /* Estimates at the reads. */
+        /* Estimates at the reads (libompfhem's estimators). */
+        uint32_t nx = cnt[t + 1] - cnt[t];
         for (uint32_t i = 0; i < n; i++) {
+            double tot;
+            sim_hem_estimate(raw + i, times, run + i, n, nx, delta, est, &tot);
             double sum = 0;
-            for (uint32_t j = cnt[t]; j < cnt[t + 1]; j++) {
-                size_t r0 = (size_t)(j - cnt[t]) * 2, r1 = r0 + 1;
-                sim_reading_t a = reading(raw[r0 * n + i], times[r0], run[r0 * n + i]);
-                sim_reading_t b = reading(raw[r1 * n + i], times[r1], run[r1 * n + i]);
-                double est = delta ? sim_hem_delta(&a, &b) : sim_hem_cumulative(&a, &b);
-                vals[(size_t)byth[j] * n + i] = est;
-                if (!ompf_is_missing(est))
-                    sum += est;
+            for (uint32_t j = 0; j < nx; j++) {
+                vals[(size_t)byth[cnt[t] + j] * n + i] = est[j];
+                if (!ompf_is_missing(est[j]))
+                    sum += est[j];
             }
-            size_t re = nt - 1;
-            double ue = run[re * n + i];
-            sim_reading_t z = reading(raw[re * n + i], times[re], ue);
-            double tot = sim_hem_scaled(&z);
             total[(size_t)t * n + i] = tot;
             gap[(size_t)t * n + i] = tot - sum;
-            running[(size_t)t * n + i] = ue;
+            running[(size_t)t * n + i] = run[(nt - 1) * n + i];
         }
     }
     rc = 0;
@@ -606,6 +600,7 @@ out:
     free(times);
     free(raw);
     free(run);
+    free(est);
     return rc;
 }
 

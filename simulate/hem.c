@@ -1,8 +1,10 @@
 /* Simulated hardware event multiplexing: which events run in which period,
- * and what the counters read at given times on a thread whose event rates
- * are piecewise constant. */
+ * what the counters read at given times on a thread whose event rates are
+ * piecewise constant, and the per-XU estimates libompfhem makes of them. */
+#include <math.h>
 #include <stdlib.h>
 
+#include "ompfuse/hem.h"
 #include "sim_internal.h"
 
 static uint32_t gcd32(uint32_t a, uint32_t b)
@@ -101,4 +103,26 @@ int sim_mux_read(const sim_mux_t *x, const sim_seg_t *segs, size_t n_segs,
         }
     }
     return 0;
+}
+
+/* The kernel reports integer counts and nanoseconds. */
+static ompf_hem_reading_t reading(double value, double enabled, double running)
+{
+    ompf_hem_reading_t r = {(uint64_t)value, (uint64_t)llround(enabled),
+                            (uint64_t)llround(running)};
+    return r;
+}
+
+void sim_hem_estimate(const double *raw, const double *times, const double *running,
+                      size_t stride, size_t n_xus, int delta, double *est, double *total)
+{
+    for (size_t j = 0; j < n_xus; j++) {
+        size_t r0 = 2 * j, r1 = r0 + 1;
+        ompf_hem_reading_t a = reading(raw[r0 * stride], times[r0], running[r0 * stride]);
+        ompf_hem_reading_t b = reading(raw[r1 * stride], times[r1], running[r1 * stride]);
+        est[j] = delta ? ompf_hem_delta(&a, &b) : ompf_hem_cumulative(&a, &b);
+    }
+    size_t re = 2 * n_xus;
+    ompf_hem_reading_t z = reading(raw[re * stride], times[re], running[re * stride]);
+    *total = ompf_hem_scaled(&z);
 }

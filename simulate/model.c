@@ -31,7 +31,8 @@ static const param_def_t params[] = {
     {"modes", P(modes), 1, 16, 1, "maximum modes of a type's latent distribution"},
     {"work_min", P(work_min), 1, 1e12, 0, "smallest type median of instructions per XU"},
     {"work_max", P(work_max), 1, 1e12, 0, "largest type median of instructions per XU"},
-    {"mode_sigma", P(mode_sigma), 0, 5, 0, "log-spread between the modes of a type"},
+    {"mode_gap", P(mode_gap), 0, 5, 0, "log-distance of the work of neighbouring modes of a type"},
+    {"mode_sigma", P(mode_sigma), 0, 5, 0, "log-spread between the modes of a type (other latents)"},
     {"xu_sigma", P(xu_sigma), 0, 5, 0, "log-spread of XUs within a mode (static across runs)"},
     {"run_sigma", P(run_sigma), 0, 5, 0, "log-sigma of each XU's latents perturbed per run"},
     {"run_global_sigma", P(run_global_sigma), 0, 5, 0, "log-sigma of a per-run shift of all XUs (machine state)"},
@@ -61,7 +62,7 @@ static const char base_text[] =
     "name = custom\nmodel_seed = 1\ntypes = 18\nxus = 8080\ntype_skew = 1.5\n"
     "threads = 32\nnuma_nodes = 2\nevents = 33\ndup_events = 4\n"
     "weak_events = 4\nmodes = 3\nwork_min = 1e6\nwork_max = 4e6\n"
-    "mode_sigma = 0.3\nxu_sigma = 0.15\nrun_sigma = 0.03\n"
+    "mode_gap = 0.9\nmode_sigma = 0.3\nxu_sigma = 0.15\nrun_sigma = 0.03\n"
     "run_global_sigma = 0.01\nalt_share = 0.01\nalt_mem = 2\n"
     "alt_latency = 1.5\nevent_noise = 0.01\ndup_noise = 0.002\n"
     "weak_noise = 0.5\nghz = 2.9\ngap_mean_ns = 5000\ninit_us = 20000\ngap_jitter = 1\n"

@@ -75,7 +75,7 @@ static int plan_add(ompf_sim_plan_t *p, int role, uint32_t repeat, const uint32_
     l->role = role;
     l->repeat = repeat;
     l->n_events = n;
-    snprintf(l->group, sizeof l->group, "%s", group ? group : "");
+    snprintf(l->group, sizeof l->group, "%s", group && role == OMPF_SIM_RUN ? group : "");
     p->n++;
     return 0;
 }
@@ -169,7 +169,9 @@ static int parse_line(ompf_sim_plan_t *p, char *s, const char *group, const ompf
                             origin, line, n, ompf_sim_model_slots(m));
         goto out;
     }
-    if (plan_add(p, role, (uint32_t)rep, ev, n, group))
+    /* Groups name fusion runs only: references and HEM runs are named by
+     * their role, so that "lgl-*.ompf" never picks up a reference. */
+    if (plan_add(p, role, (uint32_t)rep, ev, n, role == OMPF_SIM_RUN ? group : ""))
         rc = ompf_error_set(err, OMPF_ENOMEM, "%s:%d: out of memory", origin, line);
 out:
     free(ev);
@@ -253,7 +255,7 @@ int ompf_sim_plan_write(const ompf_sim_plan_t *p, const ompf_sim_model_t *m, FIL
             ompf_sim_model_name(m), ompf_sim_model_event_count(m));
     for (size_t i = 0; i < p->n; i++) {
         const ompf_sim_plan_line_t *l = &p->line[i];
-        if (strcmp(group, l->group)) {
+        if (l->role == OMPF_SIM_RUN && strcmp(group, l->group)) {
             fprintf(f, "# group: %s\n", l->group);
             group = l->group;
         }
@@ -416,7 +418,7 @@ int ompf_sim_plan_auto(const ompf_sim_model_t *m, uint32_t slots, uint32_t ref_r
         size_t left = (size_t)E * (E - 1) / 2;
         if (E == 1) {
             set[0] = 0;
-            rc = rc ? rc : auto_add(p, OMPF_SIM_REFERENCE, ref_repeats, set, 1, "ref", err);
+            rc = rc ? rc : auto_add(p, OMPF_SIM_REFERENCE, ref_repeats, set, 1, NULL, err);
         }
         while (!rc && left > 0) {
             uint32_t n = 0;
@@ -462,15 +464,15 @@ int ompf_sim_plan_auto(const ompf_sim_model_t *m, uint32_t slots, uint32_t ref_r
                         left--;
                     }
                 }
-            rc = auto_add(p, OMPF_SIM_REFERENCE, ref_repeats, set, n, "ref", err);
+            rc = auto_add(p, OMPF_SIM_REFERENCE, ref_repeats, set, n, NULL, err);
         }
     }
     for (uint32_t e = 0; e < E; e++)
         set[e] = e;
     if (!rc && hem_repeats) {
-        rc = auto_add(p, OMPF_SIM_HEM, hem_repeats, set, E, "hem", err);
+        rc = auto_add(p, OMPF_SIM_HEM, hem_repeats, set, E, NULL, err);
         if (!rc)
-            rc = auto_add(p, OMPF_SIM_HEM_DELTA, hem_repeats, set, E, "hem", err);
+            rc = auto_add(p, OMPF_SIM_HEM_DELTA, hem_repeats, set, E, NULL, err);
     }
 out:
     free(set);

@@ -81,7 +81,7 @@ typedef struct sim_params {
     double model_seed;
     double types, xus, type_skew, threads, numa_nodes;
     double events, dup_events, weak_events;
-    double modes, work_min, work_max, mode_sigma, xu_sigma;
+    double modes, work_min, work_max, mode_gap, mode_sigma, xu_sigma;
     double run_sigma, run_global_sigma, alt_share, alt_mem, alt_latency;
     double event_noise, dup_noise, weak_noise;
     double ghz, gap_mean_ns, init_us, gap_jitter, order_jitter, thread_shuffle;
@@ -152,35 +152,16 @@ int sim_mux_read(const sim_mux_t *x, const sim_seg_t *segs, size_t n_segs,
                  const double *times, size_t n_times, double *raw,
                  double *running);
 
-/* The estimators of SPEC §5 on integer readings, the same formulas as
- * hem/estimate.c (ompf_hem_scaled/cumulative/delta). */
-typedef struct sim_reading {
-    uint64_t value, enabled, running;
-} sim_reading_t;
-
-static inline double sim_hem_scaled(const sim_reading_t *r)
-{
-    if (r->running == 0)
-        return 0.0;
-    if (r->running == r->enabled)
-        return (double)r->value;
-    return (double)r->value * ((double)r->enabled / (double)r->running);
-}
-
-static inline double sim_hem_cumulative(const sim_reading_t *a, const sim_reading_t *b)
-{
-    return sim_hem_scaled(b) - sim_hem_scaled(a);
-}
-
-static inline double sim_hem_delta(const sim_reading_t *a, const sim_reading_t *b)
-{
-    uint64_t dv = b->value - a->value, de = b->enabled - a->enabled, dr = b->running - a->running;
-    if (dr == 0)
-        return ompf_missing();
-    if (dr == de)
-        return (double)dv;
-    return (double)dv * ((double)de / (double)dr);
-}
+/* Per-XU HEM estimates of one event on one thread from its counter reads
+ * (raw counts, read times = enabled, running times; reads 2j and 2j+1 are
+ * XU j's start and end, the last read the thread's end), with the
+ * estimators of libompfhem (ompf_hem_cumulative / ompf_hem_delta on the
+ * integer readings the kernel would report).  est[j] receives XU j's
+ * estimate; *total the scaled thread total.  stride: distance between
+ * consecutive reads of this event in raw and running. */
+void sim_hem_estimate(const double *raw, const double *times, const double *running,
+                      size_t stride, size_t n_xus, int delta, double *est,
+                      double *total);
 
 /* text.c */
 char *sim_trim(char *s);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Simulator experiment (docs/simulator.md): for the built-in models, EPD and
-# median per-XU error of every fusion strategy and HEM mode, with times.
+# median per-XU error of every fusion strategy and HEM mode (as recorded and
+# cleaned as `ompfuse clean` does), with times.
 #
 #   benchmarks/simulate/run.sh [BUILD_DIR] [--b7]
 #
@@ -14,7 +15,7 @@ B7=0
 for a in "$@"; do
     case "$a" in
         --b7) B7=1 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
         *) BUILD="$a" ;;
     esac
 done

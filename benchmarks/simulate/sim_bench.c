@@ -1,6 +1,7 @@
 /* sim_bench: simulate a campaign of a model (automatic plan), fuse with
  * every strategy, evaluate EPD against the simulated references and the
- * per-XU error against the truth; one table row per strategy / HEM mode.
+ * per-XU error against the truth; one table row per strategy / HEM mode
+ * (as recorded and cleaned like `ompfuse clean`).
  *
  *   sim_bench [--model SPEC] [--set KEY=VALUE]... [--seed N] [--slots N]
  *             [--ref-repeats R] [--threads N]
@@ -13,6 +14,7 @@
 
 #include "ompfuse/evaluate.h"
 #include "ompfuse/fusion.h"
+#include "ompfuse/hem.h"
 #include "ompfuse/simulate.h"
 
 static double now(void)
@@ -81,10 +83,40 @@ int main(int argc, char **argv)
     ompf_sim_plan_t *plan;
     if (ompf_sim_plan_auto(m, slots, refrep, 1, &plan, &err))
         die("plan", &err);
-    double t0 = now();
+    /* Simulate run by run (run_no = position, as ompf_sim_generate and
+     * `ompfuse simulate` number them) to time the HEM runs. */
+    double t0 = now(), t_hem[2] = {0, 0};
+    ompf_sim_t *sim;
     ompf_sim_output_t out;
-    if (ompf_sim_generate(m, plan, seed, OMPF_SIM_TRUTH_NO_REFERENCES, &out, &err))
+    memset(&out, 0, sizeof out);
+    size_t n_runs = ompf_sim_plan_runs(plan);
+    out.runs = calloc(n_runs, sizeof *out.runs);
+    out.lines = calloc(n_runs, sizeof *out.lines);
+    if (!out.runs || !out.lines) {
+        fprintf(stderr, "sim_bench: out of memory\n");
+        return 1;
+    }
+    if (ompf_sim_create(m, seed, &sim, &err) || ompf_sim_truth_create(sim, &out.truth, &err))
         die("simulate", &err);
+    uint32_t hem_run[2] = {0, 0};
+    for (size_t li = 0; li < ompf_sim_plan_count(plan); li++) {
+        const ompf_sim_plan_line_t *ln = ompf_sim_plan_get(plan, li);
+        for (uint32_t r = 0; r < ln->repeat; r++) {
+            size_t k = out.n_runs;
+            int h = ln->role == OMPF_SIM_HEM ? 0 : ln->role == OMPF_SIM_HEM_DELTA ? 1 : -1;
+            double t1 = now();
+            if (ompf_sim_execute(sim, (uint32_t)k, ln->role, ln->events, ln->n_events,
+                                 &out.runs[k], ln->role == OMPF_SIM_REFERENCE ? NULL : out.truth,
+                                 &err))
+                die("simulate", &err);
+            if (h >= 0) {
+                t_hem[h] = now() - t1;
+                hem_run[h] = (uint32_t)k;
+            }
+            out.lines[k] = ln;
+            out.n_runs++;
+        }
+    }
     double t_sim = now() - t0;
     /* Group the runs. */
     const ompf_profile_t **lgl = calloc(out.n_runs, sizeof *lgl), **bc = calloc(out.n_runs, sizeof *bc);
@@ -140,16 +172,35 @@ int main(int argc, char **argv)
         r->t_make = now() - t0;
         nrow++;
     }
-    /* HEM and the ideal (one run with a counter per event). */
+    /* HEM as recorded, cleaned as `ompfuse clean` and the campaign do
+     * (default options) on copies (the same run simulated again: runs are
+     * deterministic), and the ideal (one run with a counter per event). */
+    ompf_profile_t *cleaned[2] = {NULL, NULL};
+    double t_clean[2] = {0, 0};
+    ompf_clean_opts_t co;
+    ompf_clean_opts_default(&co);
+    for (int h = 0; h < 2; h++) {
+        const ompf_sim_plan_line_t *ln = out.lines[hem_run[h]];
+        if (ompf_sim_execute(sim, hem_run[h], ln->role, ln->events, ln->n_events, &cleaned[h],
+                             NULL, &err))
+            die("hem copy", &err);
+        t0 = now();
+        if (ompf_hem_clean(cleaned[h], &co, NULL, &err))
+            die("clean", &err);
+        t_clean[h] = now() - t0;
+    }
     ompf_profile_t *ideal;
     if (ompf_sim_truth_extract(out.truth, 0, &ideal, &err))
         die("ideal", &err);
-    const ompf_profile_t *extra[3] = {hem, hemd, ideal};
-    const char *extra_name[3] = {"hem", "hem-delta", "ideal (all counters)"};
-    for (size_t i = 0; i < 3; i++) {
+    const ompf_profile_t *extra[5] = {hem, hemd, cleaned[0], cleaned[1], ideal};
+    const char *extra_name[5] = {"hem", "hem-delta", "hem-cleaned", "hem-delta-cleaned",
+                                 "ideal (all counters)"};
+    double extra_t[5] = {t_hem[0], t_hem[1], t_clean[0], t_clean[1], -1};
+    for (size_t i = 0; i < 5; i++) {
         memset(&rows[nrow], 0, sizeof rows[nrow]);
         snprintf(rows[nrow].name, sizeof rows[nrow].name, "%s", extra_name[i]);
         rows[nrow].runs = 1;
+        rows[nrow].t_make = extra_t[i];
         keep[nrow] = NULL;
         nrow++;
     }
@@ -168,16 +219,40 @@ int main(int argc, char **argv)
             die(r->name, &err);
     }
     printf("references: %zu pairs, read in %.2f s\n", ompf_eval_pair_count(ev), t_ref);
-    printf("| %-20s | %4s | %8s | %8s | %6s | %7s | %10s | %10s | %8s |\n", "strategy", "runs",
-           "fuse s", "EPD", "pairs", "eval s", "xu-err med", "xu-err p90", "missing");
-    printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------", "------:", "---------:",
-           "---------:", "-------:", "--------:", "-----------:", "-----------:", "---------:");
-    for (size_t i = 0; i < nrow; i++)
-        printf("| %-20s | %4zu | %8.3f | %8.3f | %6zu | %7.2f | %10.4f | %10.4f | %8" PRIu64 " |\n",
-               rows[i].name, rows[i].runs, rows[i].t_make, rows[i].epd, rows[i].pairs,
-               rows[i].t_eval, rows[i].sc.median, rows[i].sc.p90, rows[i].sc.missing);
+    /* Markdown table: every column padded to its width, the separator
+     * row as wide as the column, numbers right-aligned. */
+    static const char *const head[9] = {"strategy", "runs", "make s", "EPD", "pairs",
+                                        "eval s", "xu-err med", "xu-err p90", "missing"};
+    static const int width[9] = {20, 4, 8, 9, 6, 7, 10, 10, 8};
+    for (int c = 0; c < 9; c++)
+        printf("| %*s ", c ? width[c] : -width[c], head[c]);
+    printf("|\n");
+    for (int c = 0; c < 9; c++) {
+        putchar('|');
+        for (int k = 0; k < width[c] + 2; k++)
+            putchar(c && k == width[c] + 1 ? ':' : '-');
+    }
+    printf("|\n");
+    for (size_t i = 0; i < nrow; i++) {
+        const row_t *r = &rows[i];
+        char mk[32];
+        if (r->t_make < 0)
+            snprintf(mk, sizeof mk, "-");
+        else
+            snprintf(mk, sizeof mk, "%.3f", r->t_make);
+        printf("| %-*s | %*zu | %*s | %*.3f | %*zu | %*.2f | %*.4f | %*.4f | %*" PRIu64 " |\n",
+               width[0], r->name, width[1], r->runs, width[2], mk, width[3], r->epd, width[4],
+               r->pairs, width[5], r->t_eval, width[6], r->sc.median, width[7], r->sc.p90,
+               width[8], r->sc.missing);
+    }
+    printf("make s: ompf_fuse for the strategies; simulating the multiplexed run for hem and "
+           "hem-delta; ompf_hem_clean (k %u, sigma %g) for the cleaned rows\n",
+           co.k, co.sigma);
     for (size_t i = 0; i < nrow; i++)
         ompf_profile_destroy(keep[i]);
+    ompf_profile_destroy(cleaned[0]);
+    ompf_profile_destroy(cleaned[1]);
+    ompf_sim_destroy(sim);
     ompf_profile_destroy(ideal);
     ompf_eval_destroy(ev);
     free(lgl);

@@ -76,14 +76,16 @@ typedef struct ompf_sim_plan_line {
     uint32_t repeat;     /* >= 1 */
     uint32_t n_events;
     uint32_t *events;    /* model event indices, in the order given */
-    char group[32];      /* from the last "# group: NAME" line, or "" */
+    char group[32];      /* run lines: the last "# group: NAME" line, or "";
+                            other roles: "" (files named by role) */
 } ompf_sim_plan_line_t;
 
 typedef struct ompf_sim_plan ompf_sim_plan_t;
 
 /* Plan text: "<role> <repeat> <events>" per line, events comma-separated
- * or "all"; '#' starts a comment; "# group: NAME" names the runs that
- * follow (used in output file names).  Events are resolved against the
+ * or "all"; '#' starts a comment; "# group: NAME" names the fusion runs
+ * ("run" lines) that follow in output file names; reference and HEM runs
+ * are always named by their role.  Events are resolved against the
  * model; run/reference lines may not exceed the model's pmu_slots. */
 int ompf_sim_plan_parse(const char *text, const char *origin,
                         const ompf_sim_model_t *m, ompf_sim_plan_t **out,
@@ -96,9 +98,9 @@ int ompf_sim_plan_load(const char *path, const ompf_sim_model_t *m,
  *   group bc: a chain of sets, each overlapping its predecessors by
  *     max(1, (slots+1)/3) events chosen as the most correlated (on a pilot
  *     run of the model) with the new events, role run;
- *   group ref: every pair of events in some set, each set `ref_repeats`
- *     times, role reference;
- *   group hem: "hem 1 all" and "hem-delta 1 all".
+ *   role reference (no group): every pair of events in some set, each
+ *     set `ref_repeats` times;
+ *   "hem 1 all" and "hem-delta 1 all" (no group).
  * hem_repeats (>= 0) repeats the HEM lines. */
 int ompf_sim_plan_auto(const ompf_sim_model_t *m, uint32_t slots,
                        uint32_t ref_repeats, uint32_t hem_repeats,

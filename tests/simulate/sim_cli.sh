@@ -81,7 +81,7 @@ grep -q "not in the truth" "$W/err" || fail "--score foreign message"
 # --plan-auto writes lgl, bc, ref and hem groups.
 expect 0 "--plan-auto" -- "$B" simulate --model "$W/model.txt" --plan-auto 4 --ref-repeats 2 \
     -o "$W/auto" --truth-skip-references
-for f in lgl-001.ompf bc-001.ompf ref-001.ompf hem-001.ompf hem-delta-001.ompf truth.ompf; do
+for f in lgl-001.ompf bc-001.ompf reference-001.ompf hem-001.ompf hem-delta-001.ompf truth.ompf; do
     [ -s "$W/auto/$f" ] || fail "--plan-auto: missing $f"
 done
 grep -q "^bc 1 " "$W/auto/plan.txt" || fail "--plan-auto plan lacks bc lines"
@@ -90,6 +90,31 @@ expect 0 "replay plan.txt" -- "$B" simulate --model "$W/auto/model.txt" --runs "
     -o "$W/replay" --no-truth
 [ -e "$W/replay/truth.ompf" ] && fail "--no-truth wrote truth.ompf"
 cmp -s "$W/auto/bc-002.ompf" "$W/replay/bc-002.ompf" || fail "replayed plan gives other profiles"
+
+# "# group:" names only the fusion runs after it: reference and HEM runs are
+# named by their role, so lgl-*.ompf holds exactly the fusion runs.
+cat >"$W/groups.plan" <<'P'
+# group: lgl
+run 1 ev0,ev1,ev2,ev3
+run 1 ev4,ev5,ev6,ev7
+reference 2 ev0,ev4
+hem 1 all
+hem-delta 1 all
+# group: bc
+run 1 ev0,ev1,ev2,ev3
+# group: ref
+reference 1 ev1,ev5
+P
+expect 0 "grouped plan" -- "$B" simulate --model "$W/model.txt" --runs "$W/groups.plan" \
+    -o "$W/groups" --no-truth
+got=$(cd "$W/groups" && ls *.ompf | tr '\n' ' ')
+want="bc-001.ompf hem-001.ompf hem-delta-001.ompf lgl-001.ompf lgl-002.ompf reference-001.ompf reference-002.ompf reference-003.ompf "
+[ "$got" = "$want" ] || fail "role files not named by role: got '$got', want '$want'"
+awk -F'\t' 'NR > 1 && $3 != "run" && $4 != "" { bad = 1 } END { exit bad }' "$W/groups/runs.tsv" ||
+    fail "runs.tsv gives a group to a non-fusion run"
+for f in "$W"/auto/lgl-*.ompf "$W"/auto/bc-*.ompf; do
+    "$B" show "$f" 2>/dev/null | grep -qi "mode.*reference\|mode.*hem" && fail "$f is not a fusion run"
+done
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)"

@@ -1,10 +1,10 @@
 /* End to end on simulated campaigns: fusion strategies and HEM scored per
  * XU against the truth and by EPD against simulated references.
  *
- * Thresholds come from the run documented in docs/simulator.md ("Test
- * thresholds": SIM_TEST_SEEDS=3 prints seeds 1-3 of these models); the
- * ratios leave a margin of at least 25% from the worst seed, except
- * "EPD of BC below LGL's", which is the paper's claim itself. */
+ * Thresholds come from the runs documented in docs/simulator.md ("Test
+ * thresholds": SIM_TEST_SEEDS=6 prints seeds 1-6 of the high model without
+ * asserting); the ratios leave a margin of at least 15% from the worst
+ * seed, except "EPD of BC below LGL's", which is the paper's claim itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +22,7 @@
 typedef struct metrics {
     double epd[8], err[8], worst[8];
     uint64_t fused[8];
+    size_t pairs[8], pairs_all;
 } metrics_t;
 
 enum { M_CTC, M_LGL, M_RANDOM, M_BC, M_BCU, M_HEM, M_HEMD, M_N };
@@ -80,6 +81,7 @@ static void campaign(const char *spec, const char *const *sets, uint64_t seed, m
         if (ompf_eval_target(ev, target, names[s], &res, &err))
             fail_msg("%s: %s", names[s], err.msg);
         mt->epd[s] = res->epd;
+        mt->pairs[s] = res->pairs_evaluated;
         ompf_eval_result_free(res);
         ompf_sim_score_t sc;
         if (ompf_sim_score(target, out.truth, &sc, &err))
@@ -89,10 +91,12 @@ static void campaign(const char *spec, const char *const *sets, uint64_t seed, m
         mt->fused[s] = sc.scored;
         ompf_profile_destroy(fused);
     }
+    mt->pairs_all = ompf_eval_pair_count(ev);
     printf("%s seed %llu:\n", spec, (unsigned long long)seed);
     for (int s = 0; s < M_N; s++)
-        printf("  %-13s EPD %9.3f  per-XU error median %.4f worst %.4g  (%llu XUs)\n", names[s],
-               mt->epd[s], mt->err[s], mt->worst[s], (unsigned long long)mt->fused[s]);
+        printf("  %-13s EPD %9.3f (%zu/%zu pairs)  per-XU error median %.4f worst %.4g  (%llu XUs)\n",
+               names[s], mt->epd[s], mt->pairs[s], mt->pairs_all, mt->err[s], mt->worst[s],
+               (unsigned long long)mt->fused[s]);
     ompf_eval_destroy(ev);
     ompf_sim_output_free(&out);
     ompf_sim_plan_destroy(plan);
@@ -122,24 +126,38 @@ static void test_zero_exact(void **state)
     assert_true(mt.err[M_HEM] > 0.05);
 }
 
-/* High variability (the Xeon-192 situation): BC beats LGL per XU and by
- * EPD, and both are far better than HEM. */
+/* High variability (the Xeon-192 situation), builtin:high with only the
+ * XU count reduced (33 events, 8 counters, 192 threads, 4 ms HEM period):
+ * BC beats LGL per XU and by EPD, and both are far better than HEM.
+ * Measured on seeds 1-6 (docs/simulator.md, "Test thresholds"): BC/LGL
+ * per-XU error 0.47-0.50, EPD of BC 6-16% below LGL's, hem's EPD 17-21
+ * times and hem-delta's 7-21 times the larger of BC's and LGL's,
+ * hem-delta evaluating 87-117 of 528 pairs.  SIM_TEST_SEEDS=N prints
+ * seeds 1..N without asserting. */
 static void test_high_variability(void **state)
 {
     (void)state;
-    /* 6 counters: BC chains overlap by 2 events (one overlapping event
-     * cannot tell memory-bound XUs apart). */
-    const char *sets[] = {"xus", "1500", "events", "16", "pmu_slots", "6", NULL};
-    uint64_t seeds = getenv("SIM_TEST_SEEDS") ? strtoull(getenv("SIM_TEST_SEEDS"), NULL, 10) : 2;
+    const char *sets[] = {"xus", "3000", NULL};
+    uint64_t seeds = getenv("SIM_TEST_SEEDS") ? strtoull(getenv("SIM_TEST_SEEDS"), NULL, 10) : 1;
     for (uint64_t seed = 1; seed <= seeds; seed++) {
         metrics_t mt;
         campaign("builtin:high", sets, seed, &mt);
+        if (getenv("SIM_TEST_SEEDS"))
+            continue;
+        assert_int_equal(mt.pairs_all, 33 * 32 / 2);
+        /* Per XU: BC and BC-unlabeled below 0.6 x LGL (measured <= 0.50). */
         assert_true(mt.err[M_BC] < 0.6 * mt.err[M_LGL]);
         assert_true(mt.err[M_BCU] < 0.6 * mt.err[M_LGL]);
+        /* EPD: BC below LGL (the paper's claim itself; measured 6-16% below). */
         assert_true(mt.epd[M_BC] < mt.epd[M_LGL]);
+        /* Both far below HEM: hem's EPD above 10 x (measured >= 17 x),
+         * hem-delta's above 5 x (measured >= 6.9 x) the larger of the two. */
+        double fusion = mt.epd[M_BC] > mt.epd[M_LGL] ? mt.epd[M_BC] : mt.epd[M_LGL];
+        assert_true(mt.epd[M_HEM] > 10 * fusion);
+        assert_true(mt.epd[M_HEMD] > 5 * fusion);
+        /* hem-delta's EPD rests on enough pairs (measured >= 87 of 528). */
+        assert_true(mt.pairs[M_HEMD] >= 60);
         assert_true(mt.err[M_LGL] < 0.5 * mt.err[M_HEM]);
-        assert_true(mt.epd[M_LGL] * 3 < mt.epd[M_HEM]);
-        assert_true(mt.epd[M_LGL] * 3 < mt.epd[M_HEMD]);
         /* LGL beats the random control. */
         assert_true(mt.err[M_LGL] < mt.err[M_RANDOM]);
     }
@@ -165,5 +183,8 @@ int main(void)
         cmocka_unit_test(test_high_variability),
         cmocka_unit_test(test_low_variability),
     };
+    /* SIM_TEST_FILTER=test_high_variability runs one test (documenting runs). */
+    if (getenv("SIM_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("SIM_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

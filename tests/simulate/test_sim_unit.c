@@ -113,8 +113,11 @@ static void test_plan_parse(void **state)
     assert_int_equal(l->repeat, 2);
     assert_int_equal(l->n_events, 2);
     assert_int_equal(l->events[1], 5);
-    assert_string_equal(l->group, "extra");
+    /* Groups name fusion runs only; other roles are named by role. */
+    assert_string_equal(l->group, "");
     assert_string_equal(ompf_sim_plan_get(p, 0)->group, "");
+    assert_string_equal(ompf_sim_plan_get(p, 2)->group, "");
+    assert_string_equal(ompf_sim_plan_get(p, 4)->group, "extra");
     assert_int_equal(ompf_sim_plan_get(p, 2)->n_events, 14);
     assert_int_equal(ompf_sim_plan_get(p, 3)->role, OMPF_SIM_HEM_DELTA);
     assert_int_equal(ompf_sim_plan_get(p, 4)->role, OMPF_SIM_RUN);
