@@ -267,19 +267,19 @@ int ompf_cnt_set_is_hardware(const ompf_cnt_set_t *s, size_t i)
 
 /* ---- groups ------------------------------------------------------------ */
 
-static void open_fail(ompf_cnt_group_t *g, size_t i, int e)
+ompf_cnt_fail_t ompf_cnt_diagnose(const ompf_cnt_set_t *s, size_t i, int e,
+                                  char *what, size_t n)
 {
-    const char *name = g->set->ev[i].name;
     ompf_cnt_fail_t why;
-    char what[160];
-    if (ompf_cnt_set_is_hardware(g->set, i) &&
+    char buf[160];
+    if (ompf_cnt_set_is_hardware(s, i) &&
         (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
         e = ENODEV; /* a hardware event without a PMU that has it */
     switch (e) {
     case EACCES:
     case EPERM:
         why = OMPF_CNT_PERMISSION;
-        snprintf(what, sizeof what,
+        snprintf(buf, sizeof buf,
                  "permission denied (perf_event_paranoid is %d; run as "
                  "root or lower /proc/sys/kernel/perf_event_paranoid)",
                  ompf_cnt_paranoid());
@@ -288,31 +288,44 @@ static void open_fail(ompf_cnt_group_t *g, size_t i, int e)
     case EOPNOTSUPP:
     case EINVAL:
         why = OMPF_CNT_UNSUPPORTED;
-        snprintf(what, sizeof what,
+        snprintf(buf, sizeof buf,
                  "not supported on this machine (%s)", strerror(e));
         break;
     case ENODEV:
         why = OMPF_CNT_NO_PMU;
-        snprintf(what, sizeof what,
+        snprintf(buf, sizeof buf,
                  "no hardware PMU for it (%s; virtual machines usually "
                  "offer only perf:: software events)", strerror(e));
         break;
     case EMFILE:
     case ENFILE:
         why = OMPF_CNT_OTHER;
-        snprintf(what, sizeof what,
+        snprintf(buf, sizeof buf,
                  "out of file descriptors (%s; raise `ulimit -n`)",
                  strerror(e));
         break;
     default:
         why = OMPF_CNT_OTHER;
-        snprintf(what, sizeof what, "perf_event_open failed (%s)",
+        snprintf(buf, sizeof buf, "perf_event_open failed (%s)",
                  strerror(e));
         break;
     }
+    if (what && n)
+        snprintf(what, n, "%s", buf);
+    return why;
+}
+
+static void open_fail(ompf_cnt_group_t *g, size_t i, int e)
+{
+    char what[160];
+    ompf_cnt_fail_t why = ompf_cnt_diagnose(g->set, i, e, what, sizeof what);
+    if (ompf_cnt_set_is_hardware(g->set, i) &&
+        (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
+        e = ENODEV; /* kept as before: the errno recorded per event */
     g->fail[i] = why;
     g->err[i] = e;
-    snprintf(g->reason[i], sizeof g->reason[i], "event %s: %s", name, what);
+    snprintf(g->reason[i], sizeof g->reason[i], "event %s: %s",
+             g->set->ev[i].name, what);
 }
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu,

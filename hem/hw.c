@@ -6,6 +6,7 @@
  * estimators take.  See docs/hem.md.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,18 @@ int ompf_hemhw_open(const struct perf_event_attr *attrs, unsigned n, int pid,
         if (fd < 0) {
             int e = errno;
             ompf_hemhw_close(h);
-            return ompf_error_set(err, e == EACCES || e == EPERM ? OMPF_EPERM
-                                                                 : OMPF_EUNSUPP,
-                                  "HEM: perf_event_open of event %u (type %u, "
-                                  "config 0x%llx) failed: %s", i, a.type,
-                                  (unsigned long long)a.config, strerror(e));
+            char which[48] = "";
+            if (n > 1)
+                snprintf(which, sizeof which, " of attribute %u of %u", i + 1,
+                         n);
+            ompf_error_set(err, e == EACCES || e == EPERM ? OMPF_EPERM
+                                                          : OMPF_EUNSUPP,
+                           "HEM: perf_event_open%s (type %u, config 0x%llx) "
+                           "failed: %s", which, a.type,
+                           (unsigned long long)a.config, strerror(e));
+            /* the caller may want to diagnose the cause (ompf_cnt_diagnose) */
+            errno = e;
+            return e == EACCES || e == EPERM ? OMPF_EPERM : OMPF_EUNSUPP;
         }
         h->fd[i] = fd;
     }

@@ -273,10 +273,14 @@ static void open_kernel(ft_thread_t *t, ft_hem_t *h)
         ompf_error_t err = {0, ""};
         ompf_hemhw_t *hw = NULL;
         if (ompf_hemhw_open(&a, 1, 0, -1, &hw, &err) != 0) {
-            char key[300], msg[900];
+            /* the plain mode's words (counters), naming the event */
+            int e = errno;
+            char key[300], what[160], msg[600];
+            ompf_cnt_diagnose(ft_g.set, i, e, what, sizeof what);
+            ft_read_note_fail(i, what);
             snprintf(key, sizeof key, "hemhw-%s", ev.name);
             snprintf(msg, sizeof msg, "event %s: %s; its values are missing",
-                     ev.name, err.msg);
+                     ev.name, what);
             ft_degrade(key, msg);
             continue;
         }

@@ -18,6 +18,16 @@ const char *ft_read_fail_reason(size_t i)
                                                          : NULL;
 }
 
+void ft_read_note_fail(size_t i, const char *why)
+{
+    if (i >= OMPF_CNT_MAX_EVENTS)
+        return;
+    pthread_mutex_lock(&ft_g.lock);
+    if (!open_reason[i][0])
+        snprintf(open_reason[i], sizeof open_reason[i], "%s", why);
+    pthread_mutex_unlock(&ft_g.lock);
+}
+
 void ft_read_open(ft_thread_t *t, int initial)
 {
     size_t nev = ft_g.nev;
@@ -55,10 +65,7 @@ void ft_read_open_group(ft_thread_t *t)
         }
         if (ompf_cnt_set_status(ft_g.set, i, NULL) != OMPF_CNT_OK)
             continue; /* reported once at start */
-        pthread_mutex_lock(&ft_g.lock);
-        if (!open_reason[i][0])
-            snprintf(open_reason[i], sizeof open_reason[i], "%s", why);
-        pthread_mutex_unlock(&ft_g.lock);
+        ft_read_note_fail(i, why);
         /* one message per event and cause, not per thread */
         char key[300], msg[600];
         snprintf(key, sizeof key, "ev-%s-%d",

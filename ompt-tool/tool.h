@@ -222,6 +222,8 @@ void ft_read_close(ft_thread_t *t);
 void ft_read_open_group(ft_thread_t *t);
 /* Why event i failed to open on some thread (NULL if it never did). */
 const char *ft_read_fail_reason(size_t i);
+/* Records why event i failed to open (first cause wins; thread start only). */
+void ft_read_note_fail(size_t i, const char *why);
 /* One reading into t->sample: 0, or nonzero when the read failed. */
 static inline int ft_read_sample(ft_thread_t *t)
 {

@@ -146,25 +146,39 @@ for per in periods:
         for i, p in enumerate(ps):
             targets.append("%s@%gms#%d=%s" % (name, per / 1000, i, p))
 
-r = subprocess.run([ompfuse, "evaluate", "-q", "--references"] + refs + ["--"] + targets,
+# --allow-partial: a hem-delta profile of XUs much shorter than the period
+# may hold no XU with values of both events of a pair; its EPD is then over
+# the other pairs (marked '*' below) instead of no result at all
+r = subprocess.run([ompfuse, "evaluate", "-q", "--allow-partial",
+                    "--references"] + refs + ["--"] + targets,
                    capture_output=True, text=True)
 if r.returncode != 0:
     sys.exit("hem_experiment: ompfuse evaluate failed (exit %d):\n%s%s" %
              (r.returncode, r.stdout, r.stderr))
-epd = {}
+epd, partial = {}, set()
 for line in r.stdout.splitlines():
-    m = re.match(r"^(\S+@\S+ms)#\d+\s+(\S+)", line)
-    if m:
-        epd.setdefault(m.group(1), []).append(float(m.group(2)))
+    m = re.match(r"^(\S+@\S+ms)#\d+\s+(\S+)\s+(\d+)/(\d+)", line)
+    if not m:
+        continue
+    try:
+        v = float(m.group(2))
+    except ValueError:  # no pair could be evaluated
+        partial.add(m.group(1))
+        continue
+    epd.setdefault(m.group(1), []).append(v)
+    if m.group(3) != m.group(4):
+        partial.add(m.group(1))
 
 print("program: %s; %d threads; events %s; %d slots; %d references" %
       (" ".join(prog), A.threads, events, A.slots, A.references))
 print("plain run (mode run, %s): median %.3f s" % (plain_events, t_plain))
 def cell(mode, per):
-    v = epd.get("%s@%gms" % (mode, per / 1000))
+    key = "%s@%gms" % (mode, per / 1000)
+    v = epd.get(key)
     if not v:
         return "-"
-    return "%.1f (%.1f-%.1f)" % (statistics.median(v), min(v), max(v))
+    return "%.1f (%.1f-%.1f)%s" % (statistics.median(v), min(v), max(v),
+                                   "*" if key in partial else "")
 
 
 print("%-7s %17s %17s %17s %17s %12s %6s %9s %8s" % (
@@ -181,3 +195,8 @@ print("(EPD: median (min-max) over the %d repeats; 1.0 = as close as two "
       "the plain runs interleaved with them; "
       "rotations and timer signals of a hem-delta run, summed over its "
       "threads; medians over repeats)" % A.repeats)
+if partial:
+    print("(*: in some repeat not every event pair could be evaluated: no "
+          "XU of the profile has values of both events, as happens to "
+          "hem-delta when XUs are much shorter than the period; the EPD is "
+          "the geometric mean over the other pairs)")

@@ -62,6 +62,12 @@ ompf_cnt_fail_t ompf_cnt_set_status(const ompf_cnt_set_t *s, size_t i,
                                     const char **reason);
 /* 1 when the event counts on the CPU's PMU (hardware/raw/cache). */
 int ompf_cnt_set_is_hardware(const ompf_cnt_set_t *s, size_t i);
+/* Why perf_event_open of event i failed with errno e: the failure class,
+ * and in what (n bytes) the sentence the groups report after "event NAME: "
+ * (e.g. "no hardware PMU for it (...)").  For code that opens the event's
+ * perf_event itself (the HEM kernel path), so both say the same words. */
+ompf_cnt_fail_t ompf_cnt_diagnose(const ompf_cnt_set_t *s, size_t i, int e,
+                                  char *what, size_t n);
 
 /* ---- per-thread groups ----------------------------------------------- */
 

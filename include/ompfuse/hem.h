@@ -156,7 +156,9 @@ void ompf_mux_stop(ompf_mux_t *m);
 /* n events (perf_event_attr as the caller encoded them; read_format and
  * disabled are set here), each opened as its own group for (pid, cpu), so
  * that the kernel time-shares them.  ompf_hemhw_read() returns the kernel's
- * value, time_enabled, time_running per event: one read() per event. */
+ * value, time_enabled, time_running per event: one read() per event.
+ * On a failed open errno holds perf_event_open's error, for the caller
+ * to diagnose with the event's name (ompf_cnt_diagnose()). */
 struct perf_event_attr;
 typedef struct ompf_hemhw ompf_hemhw_t;
 int ompf_hemhw_open(const struct perf_event_attr *attrs, unsigned n,

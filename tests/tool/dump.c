@@ -50,8 +50,9 @@ int main(int argc, char **argv)
     size_t ne = ompf_event_count(p);
     for (uint32_t e = 0; e < ne; e++) {
         const ompf_event_t *ev = ompf_event_get(p, e);
-        printf("event %s %s\n", ev->name,
-               ompf_event_status_name((ompf_event_status_t)ev->status));
+        printf("event %s %s %s\n", ev->name,
+               ompf_event_status_name((ompf_event_status_t)ev->status),
+               ev->reason ? ev->reason : "");
     }
     if (summary) {
         size_t nl = ompf_label_count(p), distinct = 0;

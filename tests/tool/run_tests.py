@@ -54,6 +54,7 @@ class Profile:
         self.err = p.stderr
         self.meta = {}
         self.events = []
+        self.reasons = {}
         self.xus = []
         self.threads = []
         self.constructs = {}
@@ -71,6 +72,7 @@ class Profile:
                                          "module": " ".join(f[5:])}
             elif f[0] == "event":
                 self.events.append((f[1], f[2]))
+                self.reasons[f[1]] = " ".join(f[3:])
             elif f[0] == "xu":
                 self.xus.append({
                     "label": f[1], "kind": f[2], "type": f[3],
@@ -270,12 +272,17 @@ def t_taskloop_race():
 
 
 def t_knapsack():
+    """Deterministic mode (-d): identical label multisets in every run, at
+    a size whose task tree is large (~13k XUs; at small sizes the shared
+    bound prunes nothing timing-dependent and both modes look alike).  The
+    usual mode at the same size must differ between runs, or the -d check
+    would not show that -d does anything."""
     b = A.knapsack or prog("knapsack")
     check(os.path.exists(b), "knapsack benchmark not built (%s)" % b)
     if not os.path.exists(b):
         return
-    args = ["-n", "22", "-c", "6"]
-    moved, _ = determinism(b, args + ["-d"], "knapsack-d")
+    args = ["-n", "34", "-s", "2", "-c", "16"]
+    moved, _ = determinism(b, args + ["-d"], "knapsack-d", runs=3)
     check(moved > 0, "knapsack -d: thread assignment never differed")
     # shared bound: the search tree depends on timing; labels the runs
     # share name the same nodes (same type, same parent), the rest differ
@@ -288,24 +295,21 @@ def t_knapsack():
     common = set(sets[0].labels())
     for p in sets[1:]:
         common &= set(p.labels())
-    for p in sets:
+    types0 = {x["label"]: x["type"] for x in sets[0].xus}
+    for p in sets[1:]:
         types = {x["label"]: x["type"] for x in p.xus}
-        check(all(types[l] == {x["label"]: x["type"] for x in sets[0].xus}[l]
-                  for l in common), "a shared label has different types")
-    print("knapsack (shared bound): %s XUs per run, %d labels common to all"
-          % ([len(p.xus) for p in sets], len(common)))
+        check(all(types[l] == types0[l] for l in common),
+              "a shared label has different types")
+    counts = [len(p.xus) for p in sets]
+    print("knapsack (shared bound, same size): %s XUs per run, %d labels "
+          "common to all" % (counts, len(common)))
     check(len(common) > 0, "no common labels between non-deterministic runs")
-    # at its default size the shared bound makes the task set itself depend
-    # on timing (issue #8): the XU count must differ between runs
-    counts = []
-    for i in range(5):
-        o = out("knap-default-%d" % i)
-        r = run(b, [], o, threads=4)
-        check(r.returncode == 0, "knapsack rc=%d" % r.returncode)
-        counts.append(len(Profile(o).xus))
-    print("knapsack (shared bound, default size): XUs per run %s" % counts)
+    # the shared bound makes the task set itself depend on timing (issue
+    # #8): XU counts and labels must differ between runs
     check(len(set(counts)) > 1, "knapsack's usual mode gave the same XU "
-          "count in 5 runs: %s" % counts)
+          "count in 3 runs: %s" % counts)
+    check(any(p.labels() != sets[0].labels() for p in sets[1:]),
+          "knapsack's usual mode gave identical labels in 3 runs")
 
 
 def conservation_of(p, name):
@@ -972,6 +976,66 @@ def t_hem_kernel_engine():
           "emulating 2 counters" in lines[0], "default slots: %r" % r.stderr)
     check(Profile(out("default-slots")).meta.get("pmu_slots") == "2",
           "default slots: pmu_slots meta")
+
+
+def t_hem_no_pmu():
+    """Hardware events in a HEM mode on the kernel path: an event the
+    machine cannot count gives one warning line naming it, worded as in
+    the plain mode (counters' diagnosis, e.g. no hardware PMU in a VM);
+    the program's output and exit status are those of a run without the
+    tool, the software events are still estimated."""
+    b = prog("tool_hem")
+    ref = run(b, ["io", "50"], out("x"), threads=2, tool=False)
+    check(ref.returncode == 3, "io without tool rc %d" % ref.returncode)
+    evs = "cycles,perf::TASK-CLOCK,instructions,perf::PAGE-FAULTS"
+    hw = ("cycles", "instructions")
+    # the plain mode's words for the same events on this machine
+    r = run(b, ["io", "50"], out("nopmu-plain"), threads=2,
+            env_extra={"OMPFUSE_EVENTS": evs})
+    plain = sorted(l for l in r.stderr.splitlines() if "warning" in l)
+    for mode in ("hem", "hem-delta"):
+        o = out("nopmu-" + mode)
+        r = run(b, ["io", "50"], o, threads=2,
+                env_extra={"OMPFUSE_MODE": mode, "OMPFUSE_EVENTS": evs})
+        check(r.returncode == ref.returncode, "%s: rc %d" % (mode,
+                                                             r.returncode))
+        check(r.stdout == ref.stdout, "%s: output changed" % mode)
+        lines = sorted(r.stderr.splitlines())
+        print("%s: %r" % (mode, lines))
+        check(lines == plain, "%s: warnings %r differ from the plain "
+              "mode's %r" % (mode, lines, plain))
+        p = Profile(o)
+        check(p.rc == 0 and p.meta.get("hem_engine") == "kernel",
+              "%s: profile %s engine %s" % (mode, p.err,
+                                            p.meta.get("hem_engine")))
+        st = dict(p.events)
+        if plain:
+            # no PMU (this VM): one line per hardware event, its cause
+            pat = (r"^ompfuse: warning: event (%s): no hardware PMU for it "
+                   r"\(.+; virtual machines usually offer only perf:: "
+                   r"software events\); its values are missing$" %
+                   "|".join(hw))
+            check(len(lines) == len(hw) and
+                  all(re.match(pat, l) for l in lines) and
+                  sorted(re.match(pat, l).group(1) for l in lines
+                         if re.match(pat, l)) == sorted(hw),
+                  "%s: expected one clear line per hardware event, got %r"
+                  % (mode, lines))
+            check(all(st.get(e) == "failed" for e in hw),
+                  "%s: hardware event statuses %s" % (mode, st))
+            check(all("no hardware PMU" in p.reasons.get(e, "") for e in hw),
+                  "%s: the profile's reasons %s do not say why" %
+                  (mode, p.reasons))
+        else:
+            check(all(st.get(e) == "estimated" for e in hw),
+                  "%s: hardware event statuses %s" % (mode, st))
+        check(st.get("perf::TASK-CLOCK") == "estimated" and
+              st.get("perf::PAGE-FAULTS") == "estimated",
+              "%s: software event statuses %s" % (mode, st))
+        i = [e for e, _ in p.events].index("perf::TASK-CLOCK")
+        check(p.xus and all(x["values"][i] is not None for x in p.xus)
+              if mode == "hem" else bool(p.xus),
+              "%s: TASK-CLOCK estimates missing" % mode)
 
 
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
