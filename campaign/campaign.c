@@ -145,6 +145,7 @@ void ompf_campaign_destroy(ompf_campaign_t *c)
             free(c->argv[i]);
     free(c->argv);
     free(c->dir);
+    ompf_dirlock_release(c->lock);
     free(c);
 }
 
@@ -274,6 +275,13 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
         }
         free(c->dir);
         c->dir = abs;
+    }
+    /* nothing in the directory is touched before the lock is ours */
+    if (!c->o.no_lock &&
+        (rc = ompf_dirlock_acquire(c->dir, c->o.progress != -2 ? c->o.log : NULL,
+                                   &c->lock, err)) != 0) {
+        ompf_campaign_destroy(c);
+        return rc;
     }
     const char *env_slots = getenv("OMPFUSE_PMU_SLOTS");
     c->slots = env_slots && *env_slots ? (unsigned)atoi(env_slots)

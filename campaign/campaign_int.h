@@ -26,6 +26,7 @@ struct ompf_campaign {
     /* per run: the plan line's options */
     const ompf_plan_run_t **line;
     int plain_done;
+    ompf_dirlock_t *lock; /* NULL with opts.no_lock */
 };
 
 double ompf_cmpi_now(void);
@@ -37,7 +38,8 @@ void ompf_cmpi_hostname(char *buf, size_t len);
 int ompf_cmpi_profile_valid(const ompf_campaign_run_t *r,
                             const ompf_plan_run_t *line, char *note,
                             size_t len);
-int ompf_cmpi_write_manifest(const ompf_campaign_t *c);
+/* 0, or OMPF_EIO and err naming the file and the reason. */
+int ompf_cmpi_write_manifest(const ompf_campaign_t *c, ompf_error_t *err);
 void ompf_cmpi_read_manifest(ompf_campaign_t *c);
 /* The resume rule: runs whose profile is complete and valid become ok
  * (kept); the profiles of the other selected runs are removed and the runs
@@ -63,6 +65,18 @@ void ompf_cmpi_wait_child(const ompf_campaign_t *c, pid_t pid, double t0,
                           int *status, int *timed_out);
 void ompf_cmpi_tail(const char *path, char *buf, size_t len, int lines);
 void ompf_cmpi_remove_stale(const char *profile);
+/* Waits for the run's guard (pid), kills what is left of its process
+ * group, then reaps it: *status as waitpid's.  block: 0 returns 0 at once
+ * when it has not ended (else pid). */
+pid_t ompf_cmpi_reap(pid_t pid, int *status, int block);
+
+/* ---- leftover.c ---- */
+/* Processes of earlier campaigns on c's directory still running on this
+ * host (their OMPFUSE_OUTPUT names one of its profiles): killed, unless
+ * they belong to a Slurm job; busy[i] (n runs) set for a run whose process
+ * is still alive after that.  Notes go to the log.  Returns the number of
+ * busy runs. */
+size_t ompf_cmpi_leftovers(ompf_campaign_t *c, unsigned char *busy);
 void ompf_cmpi_run_paths(const ompf_campaign_t *c, const char *name,
                          char *out, char *err, size_t len);
 void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,

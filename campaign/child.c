@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,21 +41,42 @@ void ompf_cmpi_restore_signals(const ompf_cmpi_sigs_t *s)
     sigaction(SIGTERM, &s->old_term, NULL);
 }
 
+pid_t ompf_cmpi_reap(pid_t pid, int *status, int block)
+{
+    siginfo_t si;
+    for (;;) {
+        memset(&si, 0, sizeof si);
+        /* WNOWAIT: the ended guard stays a zombie, so its pid (the group's
+         * id) cannot be reused before the rest of the group is killed */
+        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+        if (w == 0 && si.si_pid == 0)
+            return 0; /* still running */
+        if (w == 0)
+            break;
+        if (errno != EINTR)
+            return -1; /* not our child: kill nothing */
+    }
+    kill(-pid, SIGKILL); /* stragglers the program left in its group */
+    pid_t r;
+    while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+        ;
+    return r;
+}
+
 void ompf_cmpi_wait_child(const ompf_campaign_t *c, pid_t pid, double t0,
                           int *status, int *timed_out)
 {
     *timed_out = 0;
     for (;;) {
-        pid_t w = waitpid(pid, status, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
+        pid_t w = ompf_cmpi_reap(pid, status, 0);
+        if (w == pid || w < 0)
             return;
         if (ompf_cmpi_interrupted ||
             (c->o.timeout_s > 0 && ompf_cmpi_now() - t0 > c->o.timeout_s)) {
             *timed_out = !ompf_cmpi_interrupted;
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
-            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-                ;
+            ompf_cmpi_reap(pid, status, 1);
             return;
         }
         struct timespec ts = {0, 10 * 1000 * 1000};
@@ -118,24 +140,62 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     }
 }
 
+/* The guard: kills its whole process group (itself included) when the
+ * campaign dies (PR_SET_PDEATHSIG sends SIGTERM) or on SIGINT/SIGHUP. */
+static void guard_on_signal(int s)
+{
+    (void)s;
+    kill(0, SIGKILL);
+}
+
+/* In the guard: the program's status as the guard's own. */
+_Noreturn static void relay_status(int st)
+{
+    if (WIFEXITED(st))
+        _exit(WEXITSTATUS(st));
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+    struct rlimit nocore = {0, 0};
+    setrlimit(RLIMIT_CORE, &nocore); /* the program dumped core if it could */
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* A run: fork a guard that leads a new process group and forks the
+ * program.  PR_SET_PDEATHSIG fires when the thread that forked dies; the
+ * campaign forks from its only thread, and getppid() after prctl closes
+ * the race of a parent that died before it.  The program gets its own
+ * PDEATHSIG (SIGKILL) against the guard, so that even a SIGKILLed guard
+ * takes it along; what the program forks stays in the group, which the
+ * guard kills. */
 pid_t ompf_cmpi_spawn(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
                    const ompf_plan_run_t *line, const char *out_path,
                    const char *err_path)
 {
     pid_t parent = getpid();
+    fflush(NULL); /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid > 0)
         setpgid(pid, pid); /* both sides: no race with a quick kill */
     if (pid != 0)
         return pid;
-    /* child: own process group (a timeout kills the whole group), and die
-     * with the campaign so that a killed campaign leaves no stray runs */
     setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* the guard holds none of the campaign's files, the lock included */
+    close_range(3, ~0U, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = guard_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent)
-        _exit(126);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+        kill(0, SIGKILL);
     int in = open("/dev/null", O_RDONLY);
     int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -148,10 +208,29 @@ pid_t ompf_cmpi_spawn(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     close(o);
     close(e);
     child_env(c, r, line);
-    execv(c->program, c->argv);
-    fprintf(stderr, "ompfuse: cannot execute %s: %s\n", c->program,
-            strerror(errno));
-    _exit(127);
+    pid_t guard = getpid();
+    pid_t prog = fork();
+    if (prog < 0) {
+        fprintf(stderr, "ompfuse: cannot fork: %s\n", strerror(errno));
+        _exit(126);
+    }
+    if (prog == 0) {
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != guard)
+            _exit(126);
+        execv(c->program, c->argv);
+        fprintf(stderr, "ompfuse: cannot execute %s: %s\n", c->program,
+                strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(prog, &st, 0) < 0)
+        if (errno != EINTR)
+            _exit(126);
+    relay_status(st);
 }
 
 /* Last lines of a file, joined by " | ", into buf. */
@@ -261,11 +340,11 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
             r->status = OMPF_RUN_OK;
         }
     }
-    if (r->status == OMPF_RUN_OK) {
-        unlink(out); /* program output is kept for failed runs only */
-        if (file_size(errp) == 0)
-            unlink(errp);
-    }
+    /* program output is kept for failed runs only, and never empty */
+    if (r->status == OMPF_RUN_OK || file_size(out) == 0)
+        unlink(out);
+    if (file_size(errp) == 0)
+        unlink(errp);
 }
 
 int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
@@ -286,6 +365,12 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
     if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char tail[400];
         ompf_cmpi_tail(errp, tail, sizeof tail, 5);
+        /* empty output files tell nothing */
+        if (file_size(out) == 0)
+            unlink(out);
+        int kept = file_size(errp) > 0;
+        if (!kept)
+            unlink(errp);
         char what[64];
         if (timed_out)
             snprintf(what, sizeof what, "ran longer than the %.0f s timeout",
@@ -297,8 +382,9 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
         return ompf_error_set(err, OMPF_EINVAL,
                               "the program %s %s even without the tool, so no "
                               "run was started; fix the command line first "
-                              "(stderr: %s; saved in %s)",
-                              c->argv[0], what, tail[0] ? tail : "empty", errp);
+                              "(stderr: %s%s%s)",
+                              c->argv[0], what, tail[0] ? tail : "empty",
+                              kept ? "; saved in " : "", kept ? errp : "");
     }
     unlink(out);
     unlink(errp);

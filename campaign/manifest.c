@@ -56,14 +56,15 @@ int ompf_cmpi_profile_valid(const ompf_campaign_run_t *r,
 
 /* ---- manifest ------------------------------------------------------------ */
 
-int ompf_cmpi_write_manifest(const ompf_campaign_t *c)
+int ompf_cmpi_write_manifest(const ompf_campaign_t *c, ompf_error_t *err)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/manifest.tsv", c->dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return OMPF_EIO;
+    ompf_outfile_t *o;
+    FILE *f;
+    int rc = ompf_outfile_open(path, &o, &f, err);
+    if (rc)
+        return rc;
     fprintf(f, "# ompfuse run manifest; program:");
     for (size_t i = 0; c->argv[i]; i++)
         fprintf(f, " %s", c->argv[i]);
@@ -83,12 +84,7 @@ int ompf_cmpi_write_manifest(const ompf_campaign_t *c)
                 ompf_run_status_name(r->status), ex, r->seconds,
                 base ? base + 1 : r->profile, r->node[0] ? r->node : "-");
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return OMPF_EIO;
-    }
-    return 0;
+    return ompf_outfile_commit(o, err);
 }
 
 /* Seconds, exit codes and nodes of runs kept from an earlier attempt. */

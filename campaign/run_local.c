@@ -23,20 +23,34 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
     if (!c)
         return ompf_error_set(err, OMPF_EINVAL, "no campaign");
     size_t todo = 0, kept = 0;
-    ompf_cmpi_scan(c, NULL, &kept, &todo);
+    unsigned char *busy = calloc(c->n + 1, 1);
+    if (!busy)
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    size_t nbusy = ompf_cmpi_leftovers(c, busy);
+    ompf_cmpi_scan(c, busy, &kept, &todo);
+    for (size_t i = 0; i < c->n; i++)
+        if (busy[i] && c->runs[i].status == OMPF_RUN_PENDING)
+            c->runs[i].status = OMPF_RUN_FAILED; /* the note says why */
+    free(busy);
     if (c->o.progress != -2)
         fprintf(c->o.log, ", %u at a time%s\n", c->o.jobs,
                 c->o.jobs > 1 ? " (concurrent runs compete for cores and "
                                 "perturb each other's counts)"
                               : "");
-    ompf_cmpi_write_manifest(c);
+    int rc = ompf_cmpi_write_manifest(c, err);
+    if (rc)
+        return rc;
     if (todo == 0)
-        return 0;
+        return nbusy ? ompf_error_set(err, OMPF_CAMPAIGN_INCOMPLETE,
+                                      "%zu run%s of an earlier campaign in %s %s still "
+                                      "running (see the notes above)",
+                                      nbusy, nbusy == 1 ? "" : "s", c->dir,
+                                      nbusy == 1 ? "is" : "are")
+                     : 0;
 
     ompf_cmpi_sigs_t sigs;
     ompf_cmpi_catch_signals(&sigs);
 
-    int rc = 0;
     if (c->o.check_plain && !c->plain_done) {
         rc = ompf_cmpi_plain_run(c, err);
         if (rc) {
@@ -75,8 +89,13 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
         }
     size_t running = 0, next = 0;
     double last_tick = 0;
+    ompf_error_t io; /* the first failed write of the manifest */
+    memset(&io, 0, sizeof io);
+    int io_rc = 0;
     for (;;) {
-        while (!ompf_cmpi_interrupted && running < c->o.jobs) {
+        /* a manifest that cannot be written stops the campaign: it could
+         * not record what it runs (and a full disk fails every run) */
+        while (!ompf_cmpi_interrupted && !io_rc && running < c->o.jobs) {
             while (next < c->n && c->runs[order[next]].status != OMPF_RUN_PENDING)
                 next++;
             if (next >= c->n)
@@ -113,7 +132,8 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
                 if (kids[s].pid) {
                     kill(-kids[s].pid, SIGKILL);
                     kill(kids[s].pid, SIGKILL);
-                    waitpid(kids[s].pid, NULL, 0);
+                    int st;
+                    ompf_cmpi_reap(kids[s].pid, &st, 1);
                     ompf_campaign_run_t *r = &c->runs[kids[s].run];
                     char out[PATH_MAX + 64], errp[PATH_MAX + 64];
                     r->status = OMPF_RUN_INTERRUPTED;
@@ -131,13 +151,13 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
             if (!kids[s].pid)
                 continue;
             int st = 0;
-            pid_t w = waitpid(kids[s].pid, &st, WNOHANG);
+            pid_t w = ompf_cmpi_reap(kids[s].pid, &st, 0);
             int timed_out = 0;
             if (w == 0 && c->o.timeout_s > 0 &&
                 ompf_cmpi_now() - kids[s].t0 > c->o.timeout_s) {
                 kill(-kids[s].pid, SIGKILL);
                 kill(kids[s].pid, SIGKILL);
-                w = waitpid(kids[s].pid, &st, 0);
+                w = ompf_cmpi_reap(kids[s].pid, &st, 1);
                 timed_out = 1;
             }
             if (w != kids[s].pid)
@@ -151,7 +171,8 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
             pg.finished_here++;
             pg.busy += secs;
             ompf_cmpi_progress_line(c, &pg, r);
-            ompf_cmpi_write_manifest(c);
+            if (!io_rc)
+                io_rc = ompf_cmpi_write_manifest(c, &io);
             progressed = 1;
         }
         if (!progressed) {
@@ -172,15 +193,25 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
     free(kids);
     free(order);
     ompf_cmpi_progress_end(c, &pg);
-    ompf_cmpi_write_manifest(c);
+    if (!io_rc)
+        io_rc = ompf_cmpi_write_manifest(c, &io);
     ompf_cmpi_restore_signals(&sigs);
     size_t ok = ompf_campaign_count_status(c, OMPF_RUN_OK);
     size_t bad = ompf_campaign_count_status(c, OMPF_RUN_FAILED) +
                  ompf_campaign_count_status(c, OMPF_RUN_TIMEOUT);
-    if (c->o.progress != -2)
-        fprintf(c->o.log,
-                "ompfuse: %zu ok, %zu failed, in %.1f s; manifest %s/manifest.tsv\n",
-                ok, bad, ompf_cmpi_now() - pg.t0, c->dir);
+    size_t left = ompf_campaign_count_status(c, OMPF_RUN_PENDING);
+    if (c->o.progress != -2) {
+        char notrun[64] = "";
+        if (left)
+            snprintf(notrun, sizeof notrun, ", %zu not run", left);
+        fprintf(c->o.log, "ompfuse: %zu ok, %zu failed%s, in %.1f s; manifest %s/manifest.tsv\n",
+                ok, bad, notrun, ompf_cmpi_now() - pg.t0, c->dir);
+    }
+    if (io_rc) {
+        ompf_cmpi_interrupted = 0;
+        return ompf_error_set(err, io_rc, "%s; %zu run%s not started", io.msg, left,
+                              left == 1 ? "" : "s");
+    }
     if (ompf_cmpi_interrupted) {
         ompf_cmpi_interrupted = 0;
         return ompf_error_set(err, OMPF_EPERM,
@@ -188,7 +219,7 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
                               "running the same command again resumes");
     }
     if (bad) {
-        rc = ompf_error_set(err, OMPF_EIO,
+        rc = ompf_error_set(err, OMPF_CAMPAIGN_INCOMPLETE,
                             "%zu of %zu runs failed (see %s/manifest.tsv and "
                             "the .stderr files there); `ompfuse run --resume "
                             "%s` (or the same command again) retries them",

@@ -442,7 +442,8 @@ static int wait_for(ompf_campaign_t *c, sq_t *q, wait_state_t *w,
                 pg->finished_here++;
                 pg->busy += c->runs[i].seconds;
                 ompf_cmpi_progress_line(c, pg, &c->runs[i]);
-                ompf_cmpi_write_manifest(c);
+                /* a failure here is reported by the final write */
+                ompf_cmpi_write_manifest(c, NULL);
             } else if (q->live[i]) {
                 live++;
             }
@@ -607,7 +608,8 @@ int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *exe,
                     job, nsel, nsel == 1 ? "" : "s", list,
                     w.check_job ? ", starting when that job succeeds" : "");
     }
-    ompf_cmpi_write_manifest(c);
+    if ((rc = ompf_cmpi_write_manifest(c, err)) != 0)
+        goto out_sig;
     if (c->o.no_wait || c->o.cancel) {
         size_t live = 0;
         for (size_t i = 0; i < c->n; i++)
@@ -628,7 +630,9 @@ int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *exe,
         double t0 = ompf_cmpi_now();
         if (watched || w.check_job)
             rc = wait_for(c, &q, &w, &pg, err);
-        ompf_cmpi_write_manifest(c);
+        int mrc = ompf_cmpi_write_manifest(c, rc ? NULL : err);
+        if (!rc)
+            rc = mrc;
         if (rc)
             goto out_sig;
         if (c->o.progress != -2 && (watched || w.check_job))
@@ -643,7 +647,7 @@ int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *exe,
         fprintf(c->o.log, "ompfuse: %zu ok, %zu not ok; manifest %s/manifest.tsv\n",
                 ok, bad, c->dir);
     if (bad)
-        rc = ompf_error_set(err, OMPF_EIO,
+        rc = ompf_error_set(err, OMPF_CAMPAIGN_INCOMPLETE,
                             "%zu of %zu runs are not complete (see %s/manifest.tsv "
                             "and the .stderr files there); `ompfuse run --resume "
                             "%s` resubmits them",

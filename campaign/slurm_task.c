@@ -111,6 +111,6 @@ int ompf_campaign_slurm_task(ompf_campaign_t *c, size_t index,
     ompf_cmpi_restore_signals(&sigs);
     if (r->status == OMPF_RUN_OK)
         return 0;
-    return ompf_error_set(err, OMPF_EIO, "run %s %s: %s", r->name,
+    return ompf_error_set(err, OMPF_CAMPAIGN_INCOMPLETE, "run %s %s: %s", r->name,
                           ompf_run_status_name(r->status), r->note);
 }

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -77,6 +80,9 @@ typedef struct result {
     int target_ok[N_T];
     char note[512];
     int interrupted; /* Ctrl-C: stop the whole campaign */
+    int error;       /* could not run or write its files: stop, exit 2 */
+    int step_failed; /* a planning, combine, clean or evaluate step failed */
+    int io_error;    /* a step or file failed on an I/O error: exit 2 */
     unsigned long long left_out[N_T]; /* most XUs left out of one pair */
     unsigned floor_pairs;             /* pairs calibrated at the floor */
 } result_t;
@@ -133,10 +139,46 @@ static int self_dir(char *buf, size_t len)
     return 0;
 }
 
-/* Runs this binary with argv (argv[0] = subcommand); stdout to out_path,
- * stderr to err_path (NULL: the same file).  Returns the exit code, or -1
- * when it could not run or died of a signal. */
-static int run_self(char *const *args, const char *out_path, const char *err_path)
+/* Removes path when it is an empty file (a log or output nothing was
+ * written to: an empty file says nothing, or lies about a result). */
+static void drop_if_empty(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+        unlink(path);
+}
+
+/* The last non-empty line seen in a stream, across reads. */
+typedef struct tail {
+    char line[1024];
+    size_t len;
+} tail_t;
+
+static void tail_feed(tail_t *t, const char *buf, size_t n, char *why, size_t whylen)
+{
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || buf[i] == '\n' || buf[i] == '\r') {
+            if (t->len && (i < n || !n)) {
+                size_t l = t->len < whylen ? t->len : whylen - 1; /* cut to fit */
+                memcpy(why, t->line, l);
+                why[l] = '\0';
+                t->len = 0;
+            }
+        } else if (t->len < sizeof t->line - 1) {
+            t->line[t->len++] = buf[i];
+        }
+    }
+}
+
+/* Runs this binary with argv (argv[0] = subcommand); the child dies with
+ * the campaign.  Its stderr (and its stdout when out is NULL) goes to
+ * log_path, created only when something is written, and its last
+ * non-empty line into why; with out, its stdout is returned in *out
+ * (malloc'd, NUL-terminated).  Both arrive through pipes, so they are
+ * known even when no file can be written (a full disk).  Returns the exit
+ * code, or -1 when it could not run or died of a signal. */
+static int run_self(char *const *args, const char *log_path, char *why, size_t whylen,
+                    char **out)
 {
     char *argv[MAX_ARGS + 600];
     size_t n = 0;
@@ -144,49 +186,136 @@ static int run_self(char *const *args, const char *out_path, const char *err_pat
     for (size_t i = 0; args[i] && n < sizeof argv / sizeof *argv - 1; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+    why[0] = '\0';
+    if (out)
+        *out = NULL;
+    int ep[2], op[2] = {-1, -1};
+    if (pipe2(ep, O_CLOEXEC) != 0 || (out && pipe2(op, O_CLOEXEC) != 0)) {
+        snprintf(why, whylen, "cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid < 0)
-        return -1;
     if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        int e = err_path ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : o;
-        if (o < 0 || e < 0)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
             _exit(125);
-        dup2(o, 1);
-        dup2(e, 2);
+        dup2(out ? op[1] : ep[1], 1);
+        dup2(ep[1], 2);
         execv("/proc/self/exe", argv);
+        dprintf(2, "ompfuse campaign: cannot execute /proc/self/exe: %s\n", strerror(errno));
         _exit(127);
     }
+    close(ep[1]);
+    if (out)
+        close(op[1]);
+    if (pid < 0) {
+        snprintf(why, whylen, "cannot fork: %s", strerror(errno));
+        close(ep[0]);
+        if (out)
+            close(op[0]);
+        return -1;
+    }
+    FILE *log = NULL;
+    tail_t t = {.len = 0};
+    char *text = NULL;
+    size_t tlen = 0, tcap = 0;
+    int oom = 0;
+    struct pollfd pf[2] = {{ep[0], POLLIN, 0}, {out ? op[0] : -1, POLLIN, 0}};
+    while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+        if (poll(pf, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (pf[k].fd < 0 || !pf[k].revents)
+                continue;
+            char buf[4096];
+            ssize_t got = read(pf[k].fd, buf, sizeof buf);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                close(pf[k].fd);
+                pf[k].fd = -1;
+                continue;
+            }
+            if (k == 0) {
+                if (!log)
+                    log = fopen(log_path, "w");
+                if (log)
+                    fwrite(buf, 1, (size_t)got, log);
+                tail_feed(&t, buf, (size_t)got, why, whylen);
+            } else if (!oom) {
+                if (tlen + (size_t)got + 1 > tcap) {
+                    size_t nc = 2 * (tlen + (size_t)got + 1);
+                    char *nt = realloc(text, nc);
+                    if (!nt) {
+                        oom = 1;
+                        continue;
+                    }
+                    text = nt;
+                    tcap = nc;
+                }
+                memcpy(text + tlen, buf, (size_t)got);
+                tlen += (size_t)got;
+            }
+        }
+    }
+    tail_feed(&t, "", 0, why, whylen);
+    if (log)
+        fclose(log); /* a log that could not be written is dropped below */
+    drop_if_empty(log_path);
+    if (out) {
+        if (!text && !oom)
+            text = calloc(1, 1);
+        if (text)
+            text[tlen] = '\0';
+        *out = text;
+    }
     int st;
-    if (waitpid(pid, &st, 0) != pid)
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (w != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Last non-empty line of a file (why a step failed). */
-static void last_line(const char *path, char *buf, size_t len)
+/* A failed step is an error of the campaign (exit 2), not a negative
+ * result, when the step says so (exit 2: its inputs are the campaign's own
+ * files, so even "bad input" is the campaign's failure) or when its message
+ * names an error of the filesystem. */
+static int step_io_error(int x, const char *why)
 {
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        size_t l = strlen(line);
-        while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-            line[--l] = '\0';
-        if (l)
-            snprintf(buf, len, "%s", line);
-    }
-    fclose(f);
+    static const int io[] = {ENOSPC, EDQUOT, EIO, EROFS, EFBIG};
+    if (x == 2)
+        return 1;
+    for (size_t i = 0; i < sizeof io / sizeof *io; i++)
+        if (strstr(why, strerror(io[i])))
+            return 1;
+    return 0;
 }
 
+/* path holds text, written atomically; 0 or err names path and reason. */
+static int write_text(const char *path, const char *text, ompf_error_t *err)
+{
+    ompf_outfile_t *o;
+    FILE *f;
+    int rc = ompf_outfile_open(path, &o, &f, err);
+    if (rc)
+        return rc;
+    fputs(text, f);
+    return ompf_outfile_commit(o, err);
+}
+
+/* A step's output counts only when it holds something. */
 static int file_exists(const char *p)
 {
     struct stat sb;
-    return stat(p, &sb) == 0;
+    return stat(p, &sb) == 0 && sb.st_size > 0;
 }
 
 static size_t split_list(char *s, char **items, size_t max)
@@ -379,20 +508,41 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         interleave_phase1(built, s, &plan)) {
         snprintf(res->note, sizeof res->note, "planning failed: %.480s",
                  err.msg[0] ? err.msg : "out of memory");
+        res->step_failed = 1;
         fprintf(stderr, "%s: %s\n", PROG, res->note);
         ompf_plan_destroy(built);
         return;
     }
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/plan.txt", res->dir);
-    mkdir(res->dir, 0777);
-    ompf_plan_save(plan, path, NULL);
     ompf_campaign_t *c = NULL;
-    int rc = execute(plan, argv, s, res->dir, env, nenv, 1, &c, &err);
-    if (rc == OMPF_EINVAL || rc == OMPF_ENOTFOUND || rc == OMPF_EUNSUPP || rc == OMPF_EPERM) {
+    int rc = 0;
+    if (mkdir(res->dir, 0777) != 0 && errno != EEXIST)
+        rc = ompf_error_set(&err, OMPF_EIO, "cannot create %s: %s", res->dir, strerror(errno));
+    if (rc == 0)
+        rc = ompf_plan_save(plan, path, &err);
+    if (rc == 0)
+        rc = execute(plan, argv, s, res->dir, env, nenv, 1, &c, &err);
+    if (rc && rc != OMPF_CAMPAIGN_INCOMPLETE) {
         snprintf(res->note, sizeof res->note, "%.500s", err.msg);
         fprintf(stderr, "%s: %s: %s\n", PROG, name, err.msg);
-        res->interrupted = rc == OMPF_EPERM;
+        /* EPERM: interrupted once running, or the directory is locked */
+        res->interrupted = rc == OMPF_EPERM && c;
+        res->error = !res->interrupted;
+        ompf_campaign_destroy(c);
+        ompf_plan_destroy(plan);
+        ompf_plan_destroy(built);
+        return;
+    }
+
+    if (ompf_campaign_count_status(c, OMPF_RUN_OK) == 0) {
+        /* nothing to plan BC from or to fuse: do not fail every run twice */
+        res->runs_failed = ompf_campaign_count_status(c, OMPF_RUN_FAILED) +
+                           ompf_campaign_count_status(c, OMPF_RUN_TIMEOUT);
+        snprintf(res->note, sizeof res->note,
+                 "every run failed (see %.400s/manifest.tsv): nothing to evaluate",
+                 res->dir);
+        fprintf(stderr, "%s: %s: %s\n", PROG, name, res->note);
         ompf_campaign_destroy(c);
         ompf_plan_destroy(plan);
         ompf_plan_destroy(built);
@@ -435,14 +585,18 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     free(corr);
     if (rc) {
         fprintf(stderr, "%s: %s: BC planning failed: %s\n", PROG, name, err.msg);
+        res->step_failed = 1;
     } else {
-        ompf_plan_save(full, path, NULL);
         ompf_campaign_destroy(c);
         c = NULL;
-        rc = execute(full, argv, s, res->dir, env, nenv, 0, &c, &err);
-        if (rc == OMPF_EPERM) {
+        rc = ompf_plan_save(full, path, &err);
+        if (rc == 0)
+            rc = execute(full, argv, s, res->dir, env, nenv, 0, &c, &err);
+        if (rc && rc != OMPF_CAMPAIGN_INCOMPLETE) {
             snprintf(res->note, sizeof res->note, "%.500s", err.msg);
-            res->interrupted = 1;
+            fprintf(stderr, "%s: %s: %s\n", PROG, name, err.msg);
+            res->interrupted = rc == OMPF_EPERM && c;
+            res->error = !res->interrupted;
             ompf_campaign_destroy(c);
             ompf_plan_destroy(plan);
             ompf_plan_destroy(built);
@@ -472,7 +626,9 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     size_t want_b = ompf_plan_total_runs(full, OMPF_ROLE_BC);
     char logdir[PATH_MAX + 16];
     snprintf(logdir, sizeof logdir, "%s/logs", res->dir);
-    mkdir(logdir, 0777);
+    if (mkdir(logdir, 0777) != 0 && errno != EEXIST)
+        fprintf(stderr, "%s: %s: cannot create %s: %s (the steps' logs are lost)\n", PROG,
+                name, logdir, strerror(errno));
     for (int t = T_CTC; t <= T_RANDOM; t++) {
         int is_bc = t == T_BC || t == T_BCU;
         size_t n = is_bc ? nb : nl;
@@ -499,13 +655,14 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         char log[PATH_MAX + 64];
         snprintf(log, sizeof log, "%s/combine-%s.log", logdir, tname[t]);
         double ts = now_s();
-        int x = run_self(args, log, NULL);
+        char why[400];
+        int x = run_self(args, log, why, sizeof why, NULL);
         if (x == 0 && file_exists(res->target_path[t])) {
             res->target_ok[t] = 1;
             fprintf(stderr, "  combine %-13s ok (%.1f s)\n", tname[t], now_s() - ts);
         } else {
-            char why[400];
-            last_line(log, why, sizeof why);
+            res->step_failed = 1;
+            res->io_error |= step_io_error(x, why);
             snprintf(res->problem[t], sizeof res->problem[t], "combine failed: %.120s", why);
             fprintf(stderr, "  combine %-13s FAILED: %s (log %s)\n", tname[t], why, log);
         }
@@ -527,13 +684,14 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         char *args[] = {"clean", "-q", "-o", res->target_path[tc], (char *)hem[h], NULL};
         char log[PATH_MAX + 64];
         snprintf(log, sizeof log, "%s/clean-%s.log", logdir, tname[t]);
-        int x = run_self(args, log, NULL);
+        char why[400];
+        int x = run_self(args, log, why, sizeof why, NULL);
         if (x == 0 && file_exists(res->target_path[tc])) {
             res->target_ok[tc] = 1;
             fprintf(stderr, "  clean   %-13s ok\n", tname[t]);
         } else {
-            char why[400];
-            last_line(log, why, sizeof why);
+            res->step_failed = 1;
+            res->io_error |= step_io_error(x, why);
             snprintf(res->problem[tc], sizeof res->problem[tc], "clean failed: %.120s", why);
             fprintf(stderr, "  clean   %-13s FAILED: %s (log %s)\n", tname[t], why, log);
         }
@@ -570,11 +728,17 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
         snprintf(errp, sizeof errp, "%s/evaluate.log", logdir);
         if (ntargets) {
             double ts = now_s();
-            int x = run_self(args, outp, errp);
+            char why[400], *text = NULL;
+            int x = run_self(args, errp, why, sizeof why, &text);
+            /* evaluate's own table, kept next to the runs */
+            if (text && *text && write_text(outp, text, &err) != 0) {
+                fprintf(stderr, "%s: %s: %s\n", PROG, name, err.msg);
+                res->io_error = 1;
+            }
             /* rows: "<target> <EPD> ..." after the header */
-            FILE *f = fopen(outp, "r");
-            char line[2048];
-            while (f && fgets(line, sizeof line, f)) {
+            char *save = NULL;
+            for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+                 line = strtok_r(NULL, "\n", &save)) {
                 char nm[128], val[64], pairs[64];
                 unsigned long long lo = 0;
                 unsigned fl = 0;
@@ -596,18 +760,25 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
                         }
                     }
             }
-            if (f)
-                fclose(f);
-            char why[400];
-            last_line(errp, why, sizeof why);
+            free(text);
             for (int t = 0; t < N_T; t++)
-                if (res->target_ok[t] && isnan(res->epd[t]))
+                if (res->target_ok[t] && isnan(res->epd[t])) {
                     snprintf(res->problem[t], sizeof res->problem[t],
                              "evaluation failed: %.120s", why[0] ? why : "no EPD");
-            fprintf(stderr, "  evaluate %zu targets: %s (%.1f s, %s)\n", ntargets,
-                    x == 0 ? "ok" : "FAILED", now_s() - ts, outp);
+                    res->step_failed = 1;
+                }
+            if (x == 0)
+                fprintf(stderr, "  evaluate %zu targets: ok (%.1f s)\n", ntargets, now_s() - ts);
+            else
+                fprintf(stderr, "  evaluate %zu targets: FAILED: %s (%.1f s)\n", ntargets,
+                        why[0] ? why : "no message", now_s() - ts);
+            if (x != 0) {
+                res->step_failed = 1;
+                res->io_error |= step_io_error(x, why);
+            }
         }
     }
+    rmdir(logdir); /* when no step left a log */
     ompf_campaign_destroy(c);
     ompf_plan_destroy(plan);
     ompf_plan_destroy(built);
@@ -863,13 +1034,14 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
 }
 
 /* Puts the verdict section into the report `ompfuse report` wrote, before
- * the first benchmark's section; written to a new file and renamed. */
-static int insert_verdicts(const char *path, const result_t *res, size_t n)
+ * the first benchmark's section; written to a new file and renamed.  0, or
+ * err names the file and the reason. */
+static int insert_verdicts(const char *path, const result_t *res, size_t n, ompf_error_t *err)
 {
     char *doc;
     size_t len;
     if (ompf_read_file(path, (size_t)1 << 30, &doc, &len) != 0)
-        return -1;
+        return ompf_error_set(err, OMPF_EIO, "cannot read %s: %s", path, strerror(errno));
     char *at = strstr(doc, "<section class=\"group\"");
     if (!at)
         at = strstr(doc, "</body>");
@@ -877,22 +1049,25 @@ static int insert_verdicts(const char *path, const result_t *res, size_t n)
         at = doc + len;
     ompf_outfile_t *o;
     FILE *f;
-    if (ompf_outfile_open(path, &o, &f, NULL)) {
+    int rc = ompf_outfile_open(path, &o, &f, err);
+    if (rc) {
         free(doc);
-        return -1;
+        return rc;
     }
     fwrite(doc, 1, (size_t)(at - doc), f);
     html_verdicts(f, res, n);
     fputs(at, f);
     free(doc);
-    return ompf_outfile_commit(o, NULL);
+    return ompf_outfile_commit(o, err);
 }
 
-static int write_tsv(const char *path, const result_t *res, size_t n)
+static int write_tsv(const char *path, const result_t *res, size_t n, ompf_error_t *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
+    ompf_outfile_t *o;
+    FILE *f;
+    int rc = ompf_outfile_open(path, &o, &f, err);
+    if (rc)
+        return rc;
     fprintf(f, "benchmark");
     for (int t = 0; t < N_T; t++)
         fprintf(f, "\t%s", tname[t]);
@@ -906,7 +1081,7 @@ static int write_tsv(const char *path, const result_t *res, size_t n)
                 fprintf(f, "\t%.10g", res[i].epd[t]);
         fprintf(f, "\n");
     }
-    return fclose(f);
+    return ompf_outfile_commit(o, err);
 }
 
 static void html_escape(FILE *f, const char *s)
@@ -925,11 +1100,13 @@ static void html_escape(FILE *f, const char *s)
 
 /* When `ompfuse report` cannot write the report: the numbers, honestly. */
 static int write_fallback_html(const char *path, const result_t *res, size_t n,
-                               const char *why)
+                               const char *why, ompf_error_t *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
+    ompf_outfile_t *o;
+    FILE *f;
+    int rc = ompf_outfile_open(path, &o, &f, err);
+    if (rc)
+        return rc;
     fprintf(f, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>ompfuse campaign"
                "</title><style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;"
                "text-align:right}td:first-child{text-align:left}.bad{color:#a00}</style>"
@@ -939,7 +1116,80 @@ static int write_fallback_html(const char *path, const result_t *res, size_t n,
     fprintf(f, ". This page has the EPD table and the verdicts only.</p>\n");
     html_verdicts(f, res, n);
     fprintf(f, "</body></html>\n");
-    return fclose(f);
+    return ompf_outfile_commit(o, err);
+}
+
+/* DIR/report.html: all benchmarks as groups of one `ompfuse report`, the
+ * verdicts inserted; when that fails, a page with the table and verdicts.
+ * *wrote: report.html holds one of them; *failed: `ompfuse report`
+ * failed; *io: an I/O error (in that step or in writing the page). */
+static void write_report(const result_t *res, size_t nres, const char *html,
+                         const char *log, int *wrote, int *io, int *failed)
+{
+    ompf_error_t err;
+    memset(&err, 0, sizeof err);
+    size_t cap = 16;
+    for (size_t i = 0; i < nres; i++)
+        cap += res[i].nrefs + N_T + 6;
+    char **args = calloc(cap, sizeof *args);
+    char (*named)[PATH_MAX + 32] = calloc(nres * N_T, sizeof *named);
+    size_t k = 0, groups = 0;
+    if (args && named) {
+        args[k++] = "report";
+        args[k++] = "-q";
+        args[k++] = "--allow-partial";
+        args[k++] = "--title";
+        args[k++] = "ompfuse campaign";
+        args[k++] = "-o";
+        args[k++] = (char *)html;
+        for (size_t i = 0; i < nres; i++) {
+            if (res[i].nrefs < 2)
+                continue;
+            args[k++] = "--group";
+            args[k++] = (char *)res[i].name;
+            args[k++] = "-r";
+            for (size_t r = 0; r < res[i].nrefs; r++)
+                args[k++] = res[i].refs[r];
+            args[k++] = "--";
+            for (int t = 0; t < N_T; t++)
+                if (res[i].target_ok[t]) {
+                    snprintf(named[i * N_T + t], sizeof named[0], "%s=%s", tname[t],
+                             res[i].target_path[t]);
+                    args[k++] = named[i * N_T + t];
+                }
+            groups++;
+        }
+        args[k] = NULL;
+    }
+    char why[400] = "";
+    int x = -1;
+    if (groups) {
+        fprintf(stderr, "\n" PROG ": writing the report...\n");
+        x = run_self(args, log, why, sizeof why, NULL);
+    } else {
+        snprintf(why, sizeof why, "no benchmark has usable reference runs");
+    }
+    free(args);
+    free(named);
+    if (x == 0 && file_exists(html)) {
+        *wrote = 1; /* without the verdicts if inserting them fails */
+        if (insert_verdicts(html, res, nres, &err)) {
+            fprintf(stderr, PROG ": could not add the verdicts to %s: %s\n", html, err.msg);
+            *io = 1;
+        }
+        return;
+    }
+    *failed = 1;
+    *io |= groups && step_io_error(x, why);
+    fprintf(stderr, PROG ": ompfuse report could not write %s: %s\n", html,
+            why[0] ? why : "no message");
+    if (write_fallback_html(html, res, nres, why[0] ? why : "ompfuse report failed", &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        *io = 1;
+    } else {
+        *wrote = 1;
+        fprintf(stderr, PROG ": wrote the EPD table and verdicts to %s instead\n", html);
+    }
 }
 
 /* --summarize DIR: the table and verdicts of a finished campaign, from
@@ -1124,7 +1374,7 @@ int ompf_cmd_campaign(int argc, char **argv)
     if (self_dir(bindir, sizeof bindir)) {
         fprintf(stderr, PROG ": cannot find the ompfuse binary's directory\n");
         free(evcopy);
-        return 1;
+        return 2;
     }
     if (!custom) {
         char *bcopy = strdup(benches ? benches : "cg-static,cg-dyn10,mg,knapsack");
@@ -1154,7 +1404,15 @@ int ompf_cmd_campaign(int argc, char **argv)
     if (mkdir(s.out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, PROG ": cannot create %s: %s\n", s.out, strerror(errno));
         free(evcopy);
-        return 1;
+        return 2;
+    }
+    /* one campaign per directory (each benchmark's run directory is locked
+     * again by its runs, against `ompfuse run` there) */
+    ompf_dirlock_t *lock;
+    if (ompf_dirlock_acquire(s.out, stderr, &lock, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        free(evcopy);
+        return 2;
     }
     fprintf(stderr, PROG ": %zu events, %u slots (OMPFUSE_PMU_SLOTS), %u reference repeats, "
                     "OMP_NUM_THREADS=%u, output in %s\n",
@@ -1163,8 +1421,10 @@ int ompf_cmd_campaign(int argc, char **argv)
     size_t nres = custom ? 1 : nsel;
     result_t *res = calloc(nres, sizeof *res);
     if (!res) {
+        fprintf(stderr, PROG ": out of memory\n");
         free(evcopy);
-        return 1;
+        ompf_dirlock_release(lock);
+        return 2;
     }
     if (custom) {
         const char *b = strrchr(custom[0], '/');
@@ -1187,6 +1447,7 @@ int ompf_cmd_campaign(int argc, char **argv)
                          "benchmark binary %.300s is not built (cmake --build ... --target %s)",
                          bin, sel[i]->binary);
                 fprintf(stderr, "%s: %s\n", PROG, res[i].note);
+                res[i].error = 1;
                 continue;
             }
             do_bench(sel[i]->name, bargv, sel[i]->schedule, &s, &res[i]);
@@ -1204,77 +1465,85 @@ int ompf_cmd_campaign(int argc, char **argv)
                 free(res[i].refs[r]);
         free(res);
         free(evcopy);
+        ompf_dirlock_release(lock);
         return 1;
     }
-    /* the report: all benchmarks as groups of one `ompfuse report` */
+    /* the table and the report, when there is anything to show */
     char html[PATH_MAX + 32], tsv[PATH_MAX + 32], log[PATH_MAX + 32];
     snprintf(html, sizeof html, "%s/report.html", s.out);
     snprintf(tsv, sizeof tsv, "%s/epd.tsv", s.out);
     snprintf(log, sizeof log, "%s/report.log", s.out);
-    write_tsv(tsv, res, nres);
-    {
-        size_t cap = 16;
-        for (size_t i = 0; i < nres; i++)
-            cap += res[i].nrefs + N_T + 6;
-        char **args = calloc(cap, sizeof *args);
-        char (*named)[PATH_MAX + 32] = calloc(nres * N_T, sizeof *named);
-        size_t k = 0, groups = 0;
-        if (args && named) {
-            args[k++] = "report";
-            args[k++] = "-q";
-            args[k++] = "--allow-partial";
-            args[k++] = "--title";
-            args[k++] = "ompfuse campaign";
-            args[k++] = "-o";
-            args[k++] = html;
-            for (size_t i = 0; i < nres; i++) {
-                if (res[i].nrefs < 2)
-                    continue;
-                args[k++] = "--group";
-                args[k++] = res[i].name;
-                args[k++] = "-r";
-                for (size_t r = 0; r < res[i].nrefs; r++)
-                    args[k++] = res[i].refs[r];
-                args[k++] = "--";
-                for (int t = 0; t < N_T; t++)
-                    if (res[i].target_ok[t]) {
-                        snprintf(named[i * N_T + t], sizeof named[0], "%s=%s", tname[t],
-                                 res[i].target_path[t]);
-                        args[k++] = named[i * N_T + t];
-                    }
-                groups++;
-            }
-            args[k] = NULL;
+    size_t empty = 0, failed_runs = 0, planned_runs = 0, steps = 0, errors = 0;
+    int io = 0, wrote_tsv = 0, wrote_html = 0, report_failed = 0;
+    for (size_t i = 0; i < nres; i++) {
+        int any = 0;
+        for (int t = 0; t < N_T; t++)
+            any |= !isnan(res[i].epd[t]);
+        empty += !any;
+        failed_runs += res[i].runs_failed;
+        planned_runs += res[i].runs_ok + res[i].runs_failed;
+        steps += res[i].step_failed;
+        errors += res[i].error;
+        io |= res[i].io_error;
+    }
+    if (empty == nres) {
+        fprintf(stderr, "\n" PROG ": no benchmark produced anything to evaluate; %s and %s "
+                        "are not written\n", tsv, html);
+    } else {
+        if (write_tsv(tsv, res, nres, &err) == 0)
+            wrote_tsv = 1;
+        else {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            io = 1;
         }
-        int x = -1;
-        if (groups) {
-            fprintf(stderr, "\n" PROG ": writing the report...\n");
-            x = run_self(args, log, NULL);
-        }
-        if (x != 0 || !file_exists(html)) {
-            char why[400];
-            if (groups)
-                last_line(log, why, sizeof why);
-            else
-                snprintf(why, sizeof why, "no benchmark has usable reference runs");
-            write_fallback_html(html, res, nres, why[0] ? why : "ompfuse report failed");
-            fprintf(stderr, PROG ": ompfuse report failed (%s); wrote the EPD table to %s\n",
-                    why, html);
-        } else if (insert_verdicts(html, res, nres)) {
-            fprintf(stderr, PROG ": could not add the verdicts to %s\n", html);
-        }
-        free(args);
-        free(named);
+        write_report(res, nres, html, log, &wrote_html, &io, &report_failed);
     }
     print_table(stdout, res, nres);
-    printf("\nreport: %s   table: %s   total time %.0f s\n", html, tsv, now_s() - t0);
-    int bad = 0;
-    for (size_t i = 0; i < nres; i++) {
-        bad |= res[i].note[0] != 0;
+    if (wrote_html || wrote_tsv)
+        printf("\n%s%s%s%s   total time %.0f s\n", wrote_html ? "report: " : "",
+               wrote_html ? html : "", wrote_tsv ? "   table: " : "", wrote_tsv ? tsv : "",
+               now_s() - t0);
+    else
+        printf("\nno report written   total time %.0f s\n", now_s() - t0);
+    for (size_t i = 0; i < nres; i++)
         for (size_t r = 0; r < res[i].nrefs; r++)
             free(res[i].refs[r]);
-    }
     free(res);
     free(evcopy);
-    return bad ? 1 : 0;
+    ompf_dirlock_release(lock);
+    /* 2: an error (I/O, a benchmark that could not run); 1: completed,
+     * but not everything planned succeeded */
+    int rc = io || errors ? 2 : failed_runs || empty || steps || report_failed ? 1 : 0;
+    fflush(stdout);
+    if (rc) {
+        fprintf(stderr, PROG ": ");
+        const char *sep = "";
+        if (io) {
+            fprintf(stderr, "I/O errors (see above)");
+            sep = "; ";
+        }
+        if (errors) {
+            fprintf(stderr, "%s%zu of %zu benchmarks stopped on an error (see above)", sep, errors, nres);
+            sep = "; ";
+        }
+        if (failed_runs) {
+            fprintf(stderr, "%s%zu of %zu planned runs failed", sep, failed_runs, planned_runs);
+            sep = "; ";
+        }
+        if (empty) {
+            fprintf(stderr, "%s%zu of %zu benchmarks produced nothing to evaluate", sep, empty,
+                    nres);
+            sep = "; ";
+        }
+        if (steps) {
+            fprintf(stderr, "%s%zu benchmark%s had a failed step", sep, steps,
+                    steps == 1 ? "" : "s");
+            sep = "; ";
+        }
+        if (report_failed)
+            fprintf(stderr, "%sthe report step failed", sep);
+        fprintf(stderr, " (exit %d)\n", rc);
+    }
+    return rc;
 }
+

@@ -50,9 +50,15 @@ static void usage(FILE *f)
         "  --no-wait                submit and return; collect with --resume DIR\n"
         "  --cancel                 cancel the campaign's queued runs, then collect\n"
         "\n"
-        "Exit: 0 all runs ok (or submitted, with --no-wait), 1 some failed or are\n"
-        "missing (the others still ran), 2 bad usage or the program fails even\n"
-        "without the tool.\n");
+        "DIR is locked while the command runs (DIR/.ompfuse-lock names the holder's\n"
+        "pid and host): a second campaign on DIR refuses to start.  Every run is a\n"
+        "process group of its own that dies with the campaign, even after SIGKILL.\n"
+        "\n"
+        "Exit: 0 all runs ok (or submitted, with --no-wait); 1 some runs failed,\n"
+        "timed out or are missing (the others still ran; the count is printed), or\n"
+        "interrupted; 2 bad usage, the program fails even without the tool, DIR is\n"
+        "in use by another campaign, or an I/O error (e.g. DIR/manifest.tsv cannot\n"
+        "be written: the message names the file and the reason).\n");
 }
 
 typedef struct cli {
@@ -270,6 +276,9 @@ static int execute(cli_t *c, int argc, char **argv, int save)
     c->o.cancel = c->cancel;
     if (c->have_poll)
         c->o.poll_s = c->poll;
+    /* an array task runs inside its submitter's campaign, which holds the
+     * directory's lock (possibly on another node) */
+    c->o.no_lock = c->task >= 0;
     if (c->quiet)
         c->o.progress = -2;
     else if (c->task >= 0)
@@ -304,11 +313,13 @@ static int execute(cli_t *c, int argc, char **argv, int save)
         fprintf(stderr, "ompfuse run: %s\n", err.msg);
     ompf_campaign_destroy(cp);
     ompf_plan_destroy(plan);
+    /* 1: the campaign ran, but not every run is ok (or it was
+     * interrupted); 2: it could not start or write its files */
     if (rc == 0)
         return 0;
-    if (rc == OMPF_EINVAL || rc == OMPF_ENOTFOUND)
-        return 2;
-    return 1;
+    if (rc == OMPF_CAMPAIGN_INCOMPLETE || rc == OMPF_EPERM)
+        return 1;
+    return 2;
 }
 
 static int resume(const cli_t *now)
@@ -337,8 +348,9 @@ static int resume(const cli_t *now)
     }
     char **av = calloc((size_t)sc + 2, sizeof *av);
     if (!av) {
+        fprintf(stderr, "ompfuse run: out of memory\n");
         ompf_campaign_free_args(cwd, sv);
-        return 1;
+        return 2;
     }
     av[0] = "run";
     for (int i = 0; i < sc; i++)

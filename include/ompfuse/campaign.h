@@ -60,6 +60,8 @@ typedef struct ompf_campaign_opts {
     double poll_s;             /* squeue interval while waiting (default 2) */
     int no_wait;               /* submit and return */
     int cancel;                /* scancel what is queued, then collect */
+    int no_lock;               /* do not lock out_dir (a Slurm array task:
+                                  its submitter holds the lock) */
 } ompf_campaign_opts_t;
 
 void ompf_campaign_opts_init(ompf_campaign_opts_t *o);
@@ -83,17 +85,34 @@ typedef struct ompf_campaign_run {
 
 typedef struct ompf_campaign ompf_campaign_t;
 
-/* argv: the program and its arguments (NULL-terminated). */
+/* argv: the program and its arguments (NULL-terminated).  Unless
+ * opts.no_lock, locks out_dir (ompf_dirlock_acquire) until destroy; a
+ * directory another campaign holds gives OMPF_EPERM and err names it. */
 int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
                          const ompf_campaign_opts_t *o,
                          ompf_campaign_t **out, ompf_error_t *err);
 void ompf_campaign_destroy(ompf_campaign_t *c);
 
+/* The result of execute when the campaign ran to its end but some selected
+ * runs failed, timed out or are missing: a negative result, not an error
+ * of the campaign (err says how many; the others were still run). */
+#define OMPF_CAMPAIGN_INCOMPLETE 1
+
 /* Executes the pending runs.  Returns 0 when every selected run is ok,
- * OMPF_EIO when some failed (the others were still run; see the runs),
- * OMPF_EINVAL/OMPF_EUNSUPP when the campaign could not start (the program
- * fails without the tool, the tool is missing: err says why), OMPF_EPERM
- * when interrupted by SIGINT/SIGTERM (the manifest is written). */
+ * OMPF_CAMPAIGN_INCOMPLETE when some are not, OMPF_EINVAL/OMPF_EUNSUPP
+ * when the campaign could not start (the program fails without the tool,
+ * the tool is missing: err says why), OMPF_EPERM when interrupted by
+ * SIGINT/SIGTERM (the manifest is written), OMPF_EIO when the campaign's
+ * own files (manifest) cannot be written: err names the file and the
+ * reason, and no further run is started.
+ *
+ * Every run is a process group of its own, led by a small guard process
+ * that waits for the program: the guard dies with the campaign
+ * (PR_SET_PDEATHSIG) and then kills its whole group, so no run outlives a
+ * campaign, even one killed by SIGKILL.  Before starting, processes of an
+ * earlier campaign on this directory that escaped their group (found by
+ * their OMPFUSE_OUTPUT) are killed; a run with one that cannot be killed is
+ * not run again but recorded as failed. */
 int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err);
 
 /* The Slurm launcher (docs/cluster.md): collects what earlier submissions
@@ -102,8 +121,9 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err);
  * one --exclusive node per run; the plain run first, as its own job the
  * array depends on) and, unless opts.no_wait, waits with progress.  The
  * array tasks run `ompfuse run --slurm-task I --resume DIR`, i.e.
- * ompf_campaign_slurm_task().  Same return codes as execute; OMPF_EIO also
- * when a submitted run never started or was cancelled. */
+ * ompf_campaign_slurm_task().  Same return codes as execute;
+ * OMPF_CAMPAIGN_INCOMPLETE also when a submitted run never started or was
+ * cancelled; OMPF_EIO when squeue or sbatch fail. */
 int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *ompfuse_exe,
                                 ompf_error_t *err);
 /* Inside array task I (1..runs; 0 = the plain run without the tool):
@@ -120,6 +140,16 @@ int ompf_campaign_save_args(const char *dir, int argc, char *const *argv,
 int ompf_campaign_load_args(const char *dir, char **cwd, int *argc,
                             char ***argv, ompf_error_t *err);
 void ompf_campaign_free_args(char *cwd, char **argv);
+
+/* The lock on a campaign's output directory: DIR/.ompfuse-lock, flock(2)
+ * plus the holder's "pid<TAB>host<TAB>time" (campaign/lock.c says what
+ * happens on NFS).  OMPF_EPERM when another live campaign holds it (err
+ * names its pid and host); a lock left by a dead campaign is taken over
+ * with a note on log (may be NULL).  release removes the file. */
+typedef struct ompf_dirlock ompf_dirlock_t;
+int ompf_dirlock_acquire(const char *dir, FILE *log, ompf_dirlock_t **out,
+                         ompf_error_t *err);
+void ompf_dirlock_release(ompf_dirlock_t *l);
 
 size_t ompf_campaign_run_count(const ompf_campaign_t *c);
 const ompf_campaign_run_t *ompf_campaign_run_get(const ompf_campaign_t *c,

@@ -6,7 +6,10 @@
  *   FAKE_SLEEP_MS=n    work this long
  *   FAKE_FAIL=NAME     that run prints to stderr and exits 3
  *   FAKE_HANG=NAME     that run sleeps for a minute
- *   FAKE_PLAIN_FAIL=1  fail when run without the tool */
+ *   FAKE_PLAIN_FAIL=1  fail when run without the tool
+ *   FAKE_SPAWN_MS=n    a run forks a child (same process group) that logs
+ *                      "child NAME", sleeps n ms, then logs "late NAME":
+ *                      a "late" line means it outlived what should end it */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +53,16 @@ int main(int argc, char **argv)
             *dot = '\0';
     }
     logline("start", name);
+    const char *spawn = getenv("FAKE_SPAWN_MS");
+    if (spawn && out) {
+        pid_t kid = fork();
+        if (kid == 0) {
+            logline("child", name);
+            sleep_ms(atol(spawn));
+            logline("late", name);
+            _exit(0);
+        }
+    }
     printf("fakeprog %s, %d args\n", name, argc - 1);
     const char *sl = getenv("FAKE_SLEEP_MS");
     if (sl)

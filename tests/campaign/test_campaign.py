@@ -13,28 +13,14 @@ import sys
 import tempfile
 import time
 
+import fakecampaign
+from fakecampaign import check, failures, log_entries, write_plan
+
 WHAT, OMPFUSE, FAKE = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
 
 
 def env(**kw):
-    e = dict(os.environ)
-    e["OMPFUSE_TOOL"] = FAKE  # any existing file: the fake program writes the profiles
-    for k in ("FAKE_FAIL", "FAKE_HANG", "FAKE_PLAIN_FAIL", "OMPFUSE_PMU_SLOTS"):
-        e.pop(k, None)
-    e.update({k: str(v) for k, v in kw.items()})
-    return e
-
-
-def write_plan(path, lines):
-    with open(path, "w") as f:
-        f.write("# test plan\n# slots: 2\n" + "".join(l + "\n" for l in lines))
+    return fakecampaign.env(FAKE, **kw)
 
 
 def manifest(d):
@@ -47,15 +33,6 @@ def manifest(d):
             rows.append(dict(index=int(idx), role=role, repeat=int(rep), events=ev,
                              status=status, exit=ex, seconds=float(secs), profile=prof))
     return rows
-
-
-def log_entries(path):
-    c = collections.Counter()
-    if os.path.exists(path):
-        for l in open(path):
-            what, name, _pid = l.split()
-            c[(what, name)] += 1
-    return c
 
 
 PLAN = ["lgl 1 perf::TASK-CLOCK,perf::CPU-CLOCK",

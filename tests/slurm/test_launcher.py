@@ -202,8 +202,8 @@ def part_plain(c, tmp):
     env.pop("FAKE_PLAIN_FAIL")
     r = ompfuse_run(env, ["--launcher", "slurm", "--plan", big, "--out",
                           os.path.join(tmp, "big"), "--", FAKE, "x"])
-    check(r.returncode == 1 and "sbatch refused the job" in r.stderr
-          and "MaxArraySize" in r.stderr, "an array sbatch refuses: exit 1, sbatch's reason "
+    check(r.returncode == 2 and "sbatch refused the job" in r.stderr
+          and "MaxArraySize" in r.stderr, "an array sbatch refuses: exit 2, sbatch's reason "
           "and the MaxArraySize hint")
     q = c.run(["squeue", "-h", "-r", "-o", "%j"]).stdout
     check("ompfuse-" not in q, "the plain-run job submitted before was cancelled: %r" % q)
