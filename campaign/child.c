@@ -166,9 +166,10 @@ _Noreturn static void relay_status(int st)
 }
 
 /* A run: fork a guard that leads a new process group and forks the
- * program.  PR_SET_PDEATHSIG fires when the thread that forked dies; the
- * campaign forks from its only thread, and getppid() after prctl closes
- * the race of a parent that died before it.  The program gets its own
+ * program.  PR_SET_PDEATHSIG fires when the thread that forked dies, not
+ * the process: the launchers fork from the campaign's main thread (it
+ * starts no others), which lives as long as the campaign; getppid() after
+ * prctl closes the race of a parent that died before it was set.  The program gets its own
  * PDEATHSIG (SIGKILL) against the guard, so that even a SIGKILLed guard
  * takes it along; what the program forks stays in the group, which the
  * guard kills. */

@@ -152,7 +152,30 @@ def part_resume(c, tmp):
           "midway: run 2 running, 3-6 queued: %s" % st)
     c.run(["scancel", "%s_2" % job, "%s_5" % job, "%s_6" % job])
     time.sleep(0.5)
-    r = ompfuse_run(env, ["--resume", d, "--poll", "0.3"])
+    # the resume holds DIR's lock while it waits (the array tasks run
+    # regardless); a second submitter on DIR meanwhile refuses
+    args = ["--resume", d, "--poll", "0.3"]
+    t0 = time.time()
+    p = subprocess.Popen([OMPFUSE, "run"] + args, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    lockf = os.path.join(d, ".ompfuse-lock")
+    while time.time() - t0 < 30 and p.poll() is None:
+        try:
+            if open(lockf).read().startswith("%d\t" % p.pid):
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    r2 = ompfuse_run(env, ["--resume", d])
+    check(r2.returncode == 2 and "in use by another campaign" in r2.stderr
+          and "pid %d" % p.pid in r2.stderr,
+          "a second submitter on DIR while the first waits: exit 2, naming the first")
+    out, err = p.communicate(timeout=180)
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    print("     $ ompfuse run %s  -> %d in %.1f s" % (" ".join(args), r.returncode,
+                                                     time.time() - t0), flush=True)
+    for l in r.stderr.splitlines():
+        print("     | " + l)
     check(r.returncode == 0, "resume: exit 0")
     rows = manifest(d)
     check(all(x["status"] == "ok" for x in rows),
