@@ -83,7 +83,16 @@ static void usage(FILE *f)
         "  -h, --help         this text\n"
         "\n"
         "With -- PROGRAM ARGS, that program is the only benchmark (OMP_SCHEDULE\n"
-        "and the rest of the environment are passed through).\n",
+        "and the rest of the environment are passed through).\n"
+        "\n"
+        "DIR is locked while the campaign runs (DIR/.ompfuse-lock names its pid and\n"
+        "host): a second campaign on DIR refuses to start.  Runs die with the\n"
+        "campaign, even after SIGKILL.\n"
+        "\n"
+        "Exit: 0 everything succeeded; 1 it completed, but runs or steps failed or a\n"
+        "benchmark produced nothing to evaluate (the counts are printed; no table or\n"
+        "report is written when nothing was evaluated); 2 bad usage or input, DIR in\n"
+        "use, or an I/O error (the message names the file and the reason).\n",
         default_events);
 }
 
