@@ -184,7 +184,9 @@ pid_t ompf_cmpi_spawn(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
         setpgid(pid, pid); /* both sides: no race with a quick kill */
     if (pid != 0)
         return pid;
-    setpgid(0, 0);
+    /* the guard kills "its group" (kill(0)): never the campaign's */
+    if (setpgid(0, 0) != 0 || getpgrp() != getpid())
+        _exit(126);
     /* the guard holds none of the campaign's files, the lock included */
     close_range(3, ~0U, 0);
     struct sigaction sa;

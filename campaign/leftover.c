@@ -116,7 +116,6 @@ size_t ompf_cmpi_leftovers(ompf_campaign_t *c, unsigned char *busy)
 {
     enum { MAX = 256 };
     found_t f[MAX];
-    int said = 0;
     size_t k = 0;
     /* SIGKILL cannot be caught; a process that forks meanwhile is found in
      * the next round.  5 s bound: one in uninterruptible sleep stays busy. */
@@ -127,12 +126,11 @@ size_t ompf_cmpi_leftovers(ompf_campaign_t *c, unsigned char *busy)
             if (f[i].slurm)
                 continue;
             const char *name = f[i].run < c->n ? c->runs[f[i].run].name : "?";
-            if (!said && c->o.progress != -2)
+            if (round == 0 && c->o.progress != -2)
                 fprintf(c->o.log,
                         "ompfuse: note: killing process %ld (run %s), left running in %s by "
                         "an earlier campaign, so that the run is not made twice at once\n",
                         f[i].pid, name, c->dir);
-            said = 1;
             kill((pid_t)f[i].pid, SIGKILL);
             killed++;
         }

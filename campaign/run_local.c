@@ -28,15 +28,19 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     size_t nbusy = ompf_cmpi_leftovers(c, busy);
     ompf_cmpi_scan(c, busy, &kept, &todo);
-    for (size_t i = 0; i < c->n; i++)
-        if (busy[i] && c->runs[i].status == OMPF_RUN_PENDING)
-            c->runs[i].status = OMPF_RUN_FAILED; /* the note says why */
-    free(busy);
     if (c->o.progress != -2)
         fprintf(c->o.log, ", %u at a time%s\n", c->o.jobs,
                 c->o.jobs > 1 ? " (concurrent runs compete for cores and "
                                 "perturb each other's counts)"
                               : "");
+    for (size_t i = 0; i < c->n; i++)
+        if (busy[i] && c->runs[i].status == OMPF_RUN_PENDING) {
+            c->runs[i].status = OMPF_RUN_FAILED;
+            if (c->o.progress != -2)
+                fprintf(c->o.log, "ompfuse: %s not run: %s\n", c->runs[i].name,
+                        c->runs[i].note);
+        }
+    free(busy);
     int rc = ompf_cmpi_write_manifest(c, err);
     if (rc)
         return rc;
@@ -223,7 +227,8 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
                             "%zu of %zu runs failed (see %s/manifest.tsv and "
                             "the .stderr files there); `ompfuse run --resume "
                             "%s` (or the same command again) retries them",
-                            bad, pg.total, c->dir, c->dir);
+                            bad, c->n - ompf_campaign_count_status(c, OMPF_RUN_SKIPPED),
+                            c->dir, c->dir);
     }
     return rc;
 }

@@ -231,6 +231,33 @@ def test_sigkill(tmp):
             esc.kill()
         esc.wait()
 
+    # one that belongs to a Slurm job is not ours to kill: its run is not
+    # made again while it lives (recorded failed, exit 1)
+    d = os.path.join(tmp, "slurmjob")
+    os.mkdir(d)
+    log3 = os.path.join(tmp, "log3")
+    esc = subprocess.Popen([FAKE, "x"], env=env(FAKE_LOG=log3, FAKE_HANG="lgl-1-r1",
+                                                SLURM_JOB_ID="4242",
+                                                OMPFUSE_OUTPUT=os.path.join(os.path.realpath(d),
+                                                                            "lgl-1-r1.ompf"),
+                                                OMPFUSE_EVENTS="perf::TASK-CLOCK,perf::CPU-CLOCK"),
+                           start_new_session=True)
+    try:
+        check(wait_for(lambda: log_entries(log3)[("start", "lgl-1-r1")] == 1, 10),
+              "the Slurm job's process started")
+        r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", d, "--", FAKE, "x"],
+                           env=env(FAKE_LOG=log3), capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and "lgl-1-r1 not run: process %d" % esc.pid in r.stderr
+              and "1 of 5 runs failed" in r.stderr,
+              "beside a Slurm job's process: exit %d, %s" % (r.returncode, r.stderr))
+        check(esc.poll() is None, "the Slurm job's process is left alone")
+        c = log_entries(log3)
+        check(c[("start", "lgl-1-r1")] == 1 and all(c[("end", n)] == 1 for n in NAMES[1:]),
+              "only the other runs ran: %s" % dict(c))
+    finally:
+        esc.kill()
+        esc.wait()
+
 
 def test_allfail(tmp):
     """Runs that all fail: exit 1 with the count, no table or report
