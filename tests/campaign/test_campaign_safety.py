@@ -156,6 +156,20 @@ def test_lock(tmp):
           "stale lock note: %s" % r.stderr)
 
 
+def start_escaped(d, log, run, **extra):
+    """fakeprog as run `run` of a campaign in d (created), hanging, in a
+    session of its own: as if it had left its group."""
+    os.mkdir(d)
+    p = subprocess.Popen([FAKE, "x"], env=env(FAKE_LOG=log, FAKE_HANG=run,
+                                              OMPFUSE_OUTPUT=os.path.join(os.path.realpath(d),
+                                                                          run + ".ompf"),
+                                              OMPFUSE_EVENTS="perf::TASK-CLOCK", **extra),
+                         start_new_session=True)
+    check(wait_for(lambda: log_entries(log)[("start", run)] == 1, 10),
+          "the escaped process of %s started" % run)
+    return p
+
+
 def test_sigkill(tmp):
     """SIGKILL of `ompfuse run` mid-run: the program and what it forked end
     with it; the resume makes every run exactly once more at most, and a
@@ -204,17 +218,9 @@ def test_sigkill(tmp):
 
     # a process of an earlier campaign that left its group (setsid): found by
     # its OMPFUSE_OUTPUT, killed, and its run made once
-    d = os.path.join(tmp, "escaped")
-    os.mkdir(d)
-    log2 = os.path.join(tmp, "log2")
-    esc = subprocess.Popen([FAKE, "x"], env=env(FAKE_LOG=log2, FAKE_HANG="lgl-2-r1",
-                                                OMPFUSE_OUTPUT=os.path.join(os.path.realpath(d),
-                                                                            "lgl-2-r1.ompf"),
-                                                OMPFUSE_EVENTS="perf::PAGE-FAULTS,perf::MINOR-FAULTS"),
-                           start_new_session=True)
+    d, log2 = os.path.join(tmp, "escaped"), os.path.join(tmp, "log2")
+    esc = start_escaped(d, log2, "lgl-2-r1")
     try:
-        check(wait_for(lambda: log_entries(log2)[("start", "lgl-2-r1")] == 1, 10),
-              "the escaped process started")
         r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", d, "--", FAKE, "x"],
                            env=env(FAKE_LOG=log2), capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, "run beside an escaped process: exit %d, %s"
@@ -233,18 +239,9 @@ def test_sigkill(tmp):
 
     # one that belongs to a Slurm job is not ours to kill: its run is not
     # made again while it lives (recorded failed, exit 1)
-    d = os.path.join(tmp, "slurmjob")
-    os.mkdir(d)
-    log3 = os.path.join(tmp, "log3")
-    esc = subprocess.Popen([FAKE, "x"], env=env(FAKE_LOG=log3, FAKE_HANG="lgl-1-r1",
-                                                SLURM_JOB_ID="4242",
-                                                OMPFUSE_OUTPUT=os.path.join(os.path.realpath(d),
-                                                                            "lgl-1-r1.ompf"),
-                                                OMPFUSE_EVENTS="perf::TASK-CLOCK,perf::CPU-CLOCK"),
-                           start_new_session=True)
+    d, log3 = os.path.join(tmp, "slurmjob"), os.path.join(tmp, "log3")
+    esc = start_escaped(d, log3, "lgl-1-r1", SLURM_JOB_ID="4242")
     try:
-        check(wait_for(lambda: log_entries(log3)[("start", "lgl-1-r1")] == 1, 10),
-              "the Slurm job's process started")
         r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", d, "--", FAKE, "x"],
                            env=env(FAKE_LOG=log3), capture_output=True, text=True, timeout=60)
         check(r.returncode == 1 and "lgl-1-r1 not run: process %d" % esc.pid in r.stderr
