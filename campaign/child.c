@@ -3,6 +3,7 @@
 #include "campaign_int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -148,6 +149,22 @@ static void guard_on_signal(int s)
     kill(0, SIGKILL);
 }
 
+/* In the guard (which does not exec): closes what exec would close. */
+static void close_cloexec_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return;
+    int self = dirfd(d);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        int fd = atoi(de->d_name), fl = fd > 2 && fd != self ? fcntl(fd, F_GETFD) : -1;
+        if (fl >= 0 && (fl & FD_CLOEXEC))
+            close(fd);
+    }
+    closedir(d);
+}
+
 /* In the guard: the program's status as the guard's own. */
 _Noreturn static void relay_status(int st)
 {
@@ -187,8 +204,10 @@ pid_t ompf_cmpi_spawn(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     /* the guard kills "its group" (kill(0)): never the campaign's */
     if (setpgid(0, 0) != 0 || getpgrp() != getpid())
         _exit(126);
-    /* the guard holds none of the campaign's files, the lock included */
-    close_range(3, ~0U, 0);
+    /* the guard holds none of the campaign's own files (close-on-exec: the
+     * lock among them), so a guard outliving its campaign holds no lock;
+     * descriptors the program is meant to inherit stay open */
+    close_cloexec_fds();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = guard_on_signal;
