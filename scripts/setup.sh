@@ -15,6 +15,8 @@ PKGS=(
   python3-pandas                               # tests only: CSV export loads with pandas.read_csv
   chromium                                     # headless rendering test of the HTML report (eval_report_render)
   binutils                                     # addr2line for file:line resolution
+  libopen-trace-format2-dev                    # ompfuse export --format otf2 (built when present)
+  otf2-tools python3-otf2                      # tests: OTF2 exports read back by otf2-print and python3-otf2
 )
 
 bash "$(dirname "$0")/install-packages.sh" setup.sh "${PKGS[@]}"
