@@ -167,9 +167,9 @@ int ompf_export_json(const ompf_export_input_t *in, size_t n, unsigned flags, FI
         put_sources(out, p);
         fputs(",\n\"constructs\":", out);
         put_constructs(out, p);
+        fputs(",\n\"threads\":", out);
+        put_threads(out, p);
         if (!(flags & OMPF_EXPORT_NO_XUS)) {
-            fputs(",\n\"threads\":", out);
-            put_threads(out, p);
             fputs(",\n\"xus\":", out);
             int rc = put_xus(out, p, err);
             if (rc)

@@ -24,8 +24,8 @@ typedef struct ompf_export_input {
 /* Unit of an event's values: "ns" for the CPU/task clocks, else "count". */
 const char *ompf_event_unit(const ompf_event_t *ev);
 
-#define OMPF_EXPORT_NO_XUS 0x1u /* json: leave out threads and XUs (the
-                                   metadata file that goes with a CSV) */
+#define OMPF_EXPORT_NO_XUS 0x1u /* json: leave out the XUs (the metadata
+                                   file that goes with a CSV) */
 
 /* JSON document {"format":"ompfuse-export","version":1,"profiles":[...]}. */
 int ompf_export_json(const ompf_export_input_t *in, size_t n, unsigned flags,

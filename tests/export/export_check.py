@@ -305,8 +305,8 @@ def check_csvmeta():
         fail("--format csv -o differs from --csv on stdout")
     m = json.load(open(mout))["profiles"][0]
     meta, status = show_meta(path)
-    if "xus" in m or "threads" in m:
-        fail("metadata file carries XUs")
+    if "xus" in m or len(m["threads"]) != len(json_doc([path])["profiles"][0]["threads"]):
+        fail("metadata file carries XUs, or not the threads")
     for k in ("mode", "strategy", "run_id"):
         if meta.get(k, "") != m["metadata"].get(k, ""):
             fail("metadata %s: %r, show %r" % (k, m["metadata"].get(k), meta.get(k)))
