@@ -10,34 +10,51 @@ void ompf_jw_str(FILE *f, const char *s)
         fputs("null", f);
         return;
     }
-    putc('"', f);
+    /* unlocked: one writer per stream, and this runs per XU and event */
+    putc_unlocked('"', f);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         if (*c == '"' || *c == '\\') {
-            putc('\\', f);
-            putc(*c, f);
+            putc_unlocked('\\', f);
+            putc_unlocked(*c, f);
         } else if (*c < 0x20) {
             /* control characters (argv's \x1f separator among them) */
             fprintf(f, "\\u%04x", *c);
         } else {
-            putc(*c, f);
+            putc_unlocked(*c, f);
         }
     }
-    putc('"', f);
+    putc_unlocked('"', f);
+}
+
+void ompf_jw_u64(FILE *f, uint64_t v)
+{
+    char b[24], *e = b + sizeof b, *s = e;
+    do
+        *--s = (char)('0' + v % 10);
+    while (v /= 10);
+    fwrite_unlocked(s, 1, (size_t)(e - s), f);
 }
 
 void ompf_jw_num(FILE *f, double v)
 {
-    if (ompf_is_missing(v) || !isfinite(v))
-        fputs("null", f);
-    else if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(long long)v && !(v == 0 && signbit(v)))
-        fprintf(f, "%lld", (long long)v);
-    else
+    if (ompf_is_missing(v) || !isfinite(v)) {
+        fputs_unlocked("null", f);
+    } else if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(long long)v &&
+               !(v == 0 && signbit(v))) {
+        if (v < 0)
+            putc_unlocked('-', f);
+        ompf_jw_u64(f, (uint64_t)llabs((long long)v));
+    } else {
         fprintf(f, "%.17g", v);
+    }
 }
 
 void ompf_jw_us(FILE *f, uint64_t ns)
 {
-    fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+    ompf_jw_u64(f, ns / 1000);
+    unsigned r = (unsigned)(ns % 1000);
+    char b[4] = {'.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10)};
+    fwrite_unlocked(b, 1, 4, f);
 }
 
 const char *ompf_jw_label(ompf_jw_label_t *l, const ompf_profile_t *p, uint32_t node)

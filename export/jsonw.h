@@ -9,6 +9,8 @@
 
 /* Quoted, escaped string; NULL prints null. */
 void ompf_jw_str(FILE *f, const char *s);
+/* Decimal digits of v (the writers' hot path: no printf). */
+void ompf_jw_u64(FILE *f, uint64_t v);
 /* A value that reads back exactly: integers as integers, others with 17
  * significant digits; missing (and the non-finite, which JSON lacks) null. */
 void ompf_jw_num(FILE *f, double v);

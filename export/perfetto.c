@@ -14,15 +14,46 @@
 #include "lanes.h"
 #include "ompfuse/export.h"
 
-/* Arguments naming each event with its value (null when missing). */
-static void put_values(FILE *f, const ompf_profile_t *p, const char *prefix, const double *v)
+/* The quoted argument names of the events, "prefix" + name, each with
+ * its leading ',' and trailing ':' (made once: they repeat per XU). */
+static char **arg_keys(const ompf_profile_t *p, const char *prefix)
 {
-    for (size_t e = 0; e < ompf_event_count(p); e++) {
-        putc(',', f);
+    size_t n = ompf_event_count(p);
+    char **k = calloc(n + 1, sizeof *k);
+    for (size_t e = 0; k && e < n; e++) {
+        size_t len = 0;
+        FILE *m = open_memstream(&k[e], &len);
+        if (!m)
+            break;
         char name[512];
         snprintf(name, sizeof name, "%s%s", prefix, ompf_event_get(p, (uint32_t)e)->name);
-        ompf_jw_str(f, name);
-        putc(':', f);
+        putc(',', m);
+        ompf_jw_str(m, name);
+        putc(':', m);
+        fclose(m);
+    }
+    for (size_t e = 0; k && e < n; e++)
+        if (!k[e]) {
+            for (size_t j = 0; j < n; j++)
+                free(k[j]);
+            free(k);
+            return NULL;
+        }
+    return k;
+}
+
+static void free_keys(char **k)
+{
+    for (size_t e = 0; k && k[e]; e++)
+        free(k[e]);
+    free(k);
+}
+
+/* Arguments naming each event with its value (null when missing). */
+static void put_values(FILE *f, size_t n, char **keys, const double *v)
+{
+    for (size_t e = 0; e < n; e++) {
+        fputs_unlocked(keys[e], f);
         ompf_jw_num(f, v ? v[e] : OMPF_MISSING);
     }
 }
@@ -67,23 +98,33 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
                       uint64_t *last_end, ompf_error_t *err)
 {
     ompf_jw_label_t lb = {0};
+    size_t nev = ompf_event_count(p);
+    char **keys = arg_keys(p, "");
+    if (!keys)
+        return ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
     for (size_t i = 0; i < ompf_xu_count(p); i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
         const ompf_construct_t *c = ompf_construct_get(p, x->type);
         const char *label = ompf_jw_label(&lb, p, x->label);
         if (!label) {
             ompf_jw_label_free(&lb);
+            free_keys(keys);
             return ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
         }
         uint64_t dur = x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0;
-        fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", pid, l->track[i] + 1);
+        fputs(",\n{\"ph\":\"X\",\"pid\":", f);
+        ompf_jw_u64(f, pid);
+        fputs(",\"tid\":", f);
+        ompf_jw_u64(f, l->track[i] + 1);
+        fputs(",\"ts\":", f);
         ompf_jw_us(f, x->start_ns);
         fputs(",\"dur\":", f);
         ompf_jw_us(f, dur);
         fprintf(f, ",\"cat\":\"%s\",\"name\":", ompf_xu_kind_name(x->kind));
         ompf_jw_str(f, c ? c->name : "?");
-        fprintf(f, ",\"args\":{\"xu\":%llu,\"label\":\"%s\",\"construct\":",
-                (unsigned long long)x->id, label);
+        fputs(",\"args\":{\"xu\":", f);
+        ompf_jw_u64(f, x->id);
+        fprintf(f, ",\"label\":\"%s\",\"construct\":", label);
         ompf_jw_str(f, c ? c->name : NULL);
         fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"parts\":%u,\"cpu\":%d,\"team_thread\":%u",
                 ompf_xu_kind_name(x->kind), x->thread, x->parts, x->cpu, x->team_thread);
@@ -92,19 +133,27 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
             fputs(",\"parts_note\":\"ran in several parts (suspended and resumed); the profile "
                   "records the first start and the last end, on the thread it ended on\"",
                   f);
-        put_values(f, p, "", ompf_xu_values_const(p, i));
+        put_values(f, nev, keys, ompf_xu_values_const(p, i));
         fputs("}}", f);
         if (x->thread < l->nthreads && x->end_ns > last_end[x->thread])
             last_end[x->thread] = x->end_ns;
     }
     ompf_jw_label_free(&lb);
+    free_keys(keys);
     return 0;
 }
 
 /* The gap: what each thread counted outside every XU, shown where its
  * track ends. */
-static void put_gaps(FILE *f, const ompf_profile_t *p, unsigned pid, const uint64_t *last_end)
+static int put_gaps(FILE *f, const ompf_profile_t *p, unsigned pid, const uint64_t *last_end)
 {
+    size_t nev = ompf_event_count(p);
+    char **total = arg_keys(p, "total "), **gap = arg_keys(p, "gap ");
+    if (!total || !gap) {
+        free_keys(total);
+        free_keys(gap);
+        return OMPF_ENOMEM;
+    }
     for (size_t t = 0; t < ompf_thread_count(p); t++) {
         const ompf_thread_t *th = ompf_thread_get_const(p, (uint32_t)t);
         fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%zu,\"ts\":", pid, t + 1);
@@ -112,10 +161,13 @@ static void put_gaps(FILE *f, const ompf_profile_t *p, unsigned pid, const uint6
         fputs(",\"cat\":\"thread\",\"name\":\"thread totals and gap\",\"args\":{\"note\":"
               "\"gap = counted on this thread outside every XU\"",
               f);
-        put_values(f, p, "total ", th->total);
-        put_values(f, p, "gap ", th->gap);
+        put_values(f, nev, total, th->total);
+        put_values(f, nev, gap, th->gap);
         fputs("}}", f);
     }
+    free_keys(total);
+    free_keys(gap);
+    return 0;
 }
 
 int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, FILE *out, ompf_error_t *err)
@@ -152,8 +204,8 @@ int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, FILE *out, omp
         uint64_t *last_end = calloc(l.nthreads ? l.nthreads : 1, sizeof *last_end);
         int rc = last_end ? put_slices(out, p, pid, &l, last_end, err)
                           : ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
-        if (!rc)
-            put_gaps(out, p, pid, last_end);
+        if (!rc && put_gaps(out, p, pid, last_end))
+            rc = ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
         free(last_end);
         ompf_lanes_free(&l);
         if (rc)

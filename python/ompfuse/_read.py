@@ -4,18 +4,17 @@ json)."""
 import glob
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import warnings
 
+import numpy as np
 import pandas as pd
 
 # Fixed CSV columns and their types (docs/export.md).
 _FIXED = {"xu": "uint64", "type": str, "kind": str, "label": str, "thread": "uint32",
           "cpu": "int32", "start_ns": "uint64", "end_ns": "uint64"}
-_INT = re.compile(r"^-?[0-9]+$")
 
 
 def find_ompfuse(hint=None):
@@ -38,15 +37,20 @@ def find_ompfuse(hint=None):
 
 
 def _event_column(col, status):
-    """Strings of one event column -> exact integers or floats."""
-    present = col[col != ""]
-    if status != "estimated" and present.map(lambda s: bool(_INT.match(s))).all():
-        neg = present.str.startswith("-").any()
-        if len(present) == len(col):
-            return col.astype("int64" if neg else "uint64")
-        return col.replace("", None).astype("Int64" if neg else "UInt64")
-    # Python's float() (through astype) is correctly rounded: %.17g reads back
-    return col.replace("", "nan").astype("float64")
+    """One event column as pandas parsed it (int64, or float64 when some
+    values are fractional or missing) -> exact integers where the CSV has
+    integers (the export prints a value as an integer exactly when it is
+    integral and |v| <= 9.2e18, and not -0), else float64."""
+    if status == "estimated" or col.dtype.kind in "iu":
+        if col.dtype.kind == "i" and status != "estimated" and (col >= 0).all():
+            return col.astype("uint64")
+        return col.astype("float64") if status == "estimated" else col
+    present = col.dropna()
+    ints = ((present % 1 == 0) & (present.abs() <= 9.2e18) &
+            ~((present == 0) & np.signbit(present))).all()
+    if not ints:
+        return col
+    return col.astype("Int64" if (present < 0).any() else "UInt64")
 
 
 class Profile:
@@ -107,8 +111,11 @@ def read(path, ompfuse=None, resolve=True):
         with open(meta) as f:
             m = json.load(f)["profiles"][0]
         status = {e["name"]: e["status"] for e in m["events"]}
-        # everything as text first: exact integers, then typed per column
-        df = pd.read_csv(csv, dtype=str, keep_default_na=False)
+        # round_trip: correctly rounded, so every value is the profile's
+        # double; an empty cell (only) is missing
+        df = pd.read_csv(csv, dtype={c: t for c, t in _FIXED.items() if t is str},
+                         keep_default_na=False, na_values={c: [""] for c in status},
+                         float_precision="round_trip")
     for c, t in _FIXED.items():
         df[c] = df[c].astype(t)
     for name in df.columns[len(_FIXED):]:
