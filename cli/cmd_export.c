@@ -37,6 +37,8 @@ static void export_usage(FILE *f)
             "                    (strategy, sources, ...), events with status and unit,\n"
             "                    constructs, threads, and the salvage note of a truncated\n"
             "                    profile (the json format without the XUs)\n"
+            "  --counters        perfetto: also a counter track per thread and event, the\n"
+            "                    running sum of the XUs' values at each XU end\n"
             "  --no-resolve      do not run addr2line on unresolved constructs\n"
             "  -h, --help        this help\n"
             "\n"
@@ -58,7 +60,7 @@ static int parse_format(const char *s)
 }
 
 typedef struct opts {
-    int format, resolve;
+    int format, resolve, counters;
     const char *out, *meta;
     const char **in;
     size_t n;
@@ -76,6 +78,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->format = F_CSV;
         } else if (!strcmp(a, "--no-resolve")) {
             o->resolve = 0;
+        } else if (!strcmp(a, "--counters")) {
+            o->counters = 1;
         } else if (!strncmp(a, "--format=", 9) || !strncmp(a, "--output=", 9) ||
                    !strncmp(a, "--metadata=", 11)) {
             val = strchr(a, '=') + 1;
@@ -116,6 +120,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         why = "no profile given; usage: ompfuse export --format F [-o OUT] PROFILE...";
     else if (o->format == F_CSV && o->n > 1)
         why = "csv takes one profile per call (json, perfetto and otf2 take several)";
+    else if (o->counters && o->format != F_PERFETTO)
+        why = "--counters goes with --format perfetto";
     else if (o->meta && o->format != F_CSV)
         why = "--metadata goes with --format csv (json carries its metadata itself)";
     else if (o->format == F_OTF2 && !strcmp(o->out, "-"))
@@ -169,7 +175,7 @@ static int write_file(const char *path, const opts_t *o, const ompf_export_input
     else if (what == F_JSON)
         rc = ompf_export_json(in, o->n, 0, fp, &err);
     else if (what == F_PERFETTO)
-        rc = ompf_export_perfetto(in, o->n, fp, &err);
+        rc = ompf_export_perfetto(in, o->n, o->counters ? OMPF_EXPORT_COUNTERS : 0, fp, &err);
     else
         rc = ompf_export_json(in, o->n, OMPF_EXPORT_NO_XUS, fp, &err);
     if (rc) {

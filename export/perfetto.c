@@ -12,6 +12,7 @@
 
 #include "jsonw.h"
 #include "lanes.h"
+#include "perfetto_int.h"
 #include "ompfuse/export.h"
 
 /* The quoted argument names of the events, "prefix" + name, each with
@@ -170,7 +171,8 @@ static int put_gaps(FILE *f, const ompf_profile_t *p, unsigned pid, const uint64
     return 0;
 }
 
-int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, FILE *out, ompf_error_t *err)
+int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, unsigned flags, FILE *out,
+                         ompf_error_t *err)
 {
     if (!in || !out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_export_perfetto: no input or stream");
@@ -204,7 +206,8 @@ int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, FILE *out, omp
         uint64_t *last_end = calloc(l.nthreads ? l.nthreads : 1, sizeof *last_end);
         int rc = last_end ? put_slices(out, p, pid, &l, last_end, err)
                           : ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
-        if (!rc && put_gaps(out, p, pid, last_end))
+        if (!rc && (put_gaps(out, p, pid, last_end) ||
+                    ((flags & OMPF_EXPORT_COUNTERS) && ompf_perfetto_counters(out, p, pid))))
             rc = ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
         free(last_end);
         ompf_lanes_free(&l);

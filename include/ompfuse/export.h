@@ -31,10 +31,13 @@ const char *ompf_event_unit(const ompf_event_t *ev);
 int ompf_export_json(const ompf_export_input_t *in, size_t n, unsigned flags,
                      FILE *out, ompf_error_t *err);
 
-/* Chrome trace event JSON: pid = profile (1-based position), tid = thread
- * index + 1, one complete ("X") slice per XU. */
-int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, FILE *out,
-                         ompf_error_t *err);
+/* Chrome trace event JSON: pid = profile (1-based position), a track per
+ * thread (tid = thread index + 1; extra lanes for XUs in several parts that
+ * do not nest), one complete ("X") slice per XU. */
+#define OMPF_EXPORT_COUNTERS 0x2u /* perfetto: counter tracks per thread and
+                                     event (running sum at XU ends) */
+int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, unsigned flags,
+                         FILE *out, ompf_error_t *err);
 
 /* OTF2 archive in directory dir (written as dir.tmp.<pid> and renamed;
  * an existing archive at dir is replaced, anything else there refused).

@@ -91,6 +91,7 @@ refused(["--format=pdf", "-o", os.path.join(T, "x.pdf"), good], "unknown format 
 refused([good], "--format", "no format")
 refused(["--csv", good, good], "one profile", "csv with two profiles")
 refused(["--format", "otf2", good], "-o DIR", "otf2 to stdout")
+refused(["--format", "json", "--counters", good], "--counters", "--counters without perfetto")
 refused(["--format", "json", "--metadata", os.path.join(T, "m.json"), good], "--metadata",
         "--metadata without csv")
 refused(["--format", "json", "-o", os.path.join(T, "x.json"), good,

@@ -250,9 +250,39 @@ def check_perfetto():
                            for o in by_thread_lane.get((t, lower), [])):
                     fail("XU %s on lane %d of thread %d would nest on lane %d"
                          % (s["label"], lane, t, lower))
+    check_counters(path, events, ref)
     multi = sum(1 for s in slices.values() if s["lane"])
     print("perfetto %s: %d slices on %d tracks (%d on extra lanes)" % (kind, len(slices),
                                                                    len(tracks), multi))
+
+
+def check_counters(path, events, ref):
+    """--counters: per thread and event, one step per XU with a value, in
+    time order, ending at the thread's sum of XU values."""
+    out = os.path.join(work, kind + ".counters.json")
+    run([ompfuse, "export", "--format", "perfetto", "--counters", "--no-resolve", "-o", out,
+         path])
+    steps = {}
+    for e in json.load(open(out))["traceEvents"]:
+        if e["ph"] == "C":
+            steps.setdefault(e["name"], []).append((Decimal(repr(e["ts"])),
+                                                    e["args"]["sum over XUs"]))
+    want = {}
+    for r in ref.values():
+        for ev, v in zip(events, r["values"]):
+            if v is not None:
+                w = want.setdefault("thread %d %s" % (r["thread"], ev), [0, 0])
+                w[0] += 1
+                w[1] += v
+    if set(steps) != set(want):
+        fail("counter tracks %s, want %s" % (sorted(steps), sorted(want)))
+    for name, (n, total) in want.items():
+        st = steps.get(name, [])
+        if len(st) != n or [t for t, _ in st] != sorted(t for t, _ in st) or \
+                abs(st[-1][1] - total) > 1e-9 * max(1, abs(total)):
+            fail("counter %s: %d steps to %s, want %d to %s" % (name, len(st),
+                                                                st[-1][1] if st else None,
+                                                                n, total))
 
 
 # ---- JSON ---------------------------------------------------------------
