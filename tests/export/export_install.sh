@@ -4,9 +4,9 @@
 # OMPT tool, named by pkg-config's variable, records a bundled program; the
 # installed ompfuse reads that profile; the installed Python package finds
 # the installed program and reads it too.
-# usage: export_install.sh BUILD_DIR SOURCE_DIR PROG [EXTRA_CFLAGS]
+# usage: export_install.sh BUILD_DIR SOURCE_DIR PROG CC [EXTRA_CFLAGS]
 set -u
-build=$1 src=$2 prog=$3 extra=${4:-}
+build=$1 src=$2 prog=$3 cc=$4 extra=${5:-}
 P=$(mktemp -d /tmp/ompf-install-XXXXXX)
 trap 'rm -rf "$P"' EXIT
 fail=0
@@ -33,7 +33,7 @@ n=$("$exe" show "$P/fib.ompf" | awk '$1 == "XUs:" {print $2}')
 [ -n "$n" ] && [ "$n" -gt 0 ] || bad "installed ompfuse show: '$n' XUs"
 
 # a C program against the installed library, through pkg-config only
-cc $extra $(pkg-config --cflags ompfuse) -o "$P/install_prog" "$src/tests/export/install_prog.c" \
+"$cc" $extra $(pkg-config --cflags ompfuse) -o "$P/install_prog" "$src/tests/export/install_prog.c" \
   $(pkg-config --libs ompfuse) -Wl,-rpath,"$P/lib" || bad "compile/link against the install"
 out=$("$P/install_prog" "$P/fib.ompf" "$P/fib.json") || bad "install_prog failed"
 [ "$out" = "XUs: $n events: 1" ] || bad "install_prog says '$out', show says $n XUs"
