@@ -110,6 +110,9 @@ int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
     for (size_t i = 0; i < nxu; i++)
         if (ompf_xu_get(p, i)->thread >= nth)
             nth = ompf_xu_get(p, i)->thread + 1;
+    if (!nth)
+        nth = 1; /* an empty profile still gets a track: an OTF2 archive
+                    without locations cannot be read */
     size_t *first = calloc((size_t)nth + 1, sizeof *first);
     span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
     uint32_t *lane = malloc((nxu ? nxu : 1) * sizeof *lane);

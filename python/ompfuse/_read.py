@@ -41,6 +41,8 @@ def _event_column(col, status):
     values are fractional or missing) -> exact integers where the CSV has
     integers (the export prints a value as an integer exactly when it is
     integral and |v| <= 9.2e18, and not -0), else float64."""
+    if col.dtype.kind == "O":  # no rows: pandas could not tell
+        col = col.astype("float64")
     if status == "estimated" or col.dtype.kind in "iu":
         if col.dtype.kind == "i" and status != "estimated" and (col >= 0).all():
             return col.astype("uint64")

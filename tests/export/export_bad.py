@@ -2,7 +2,7 @@
 """Bad input to `ompfuse export`: a truncated profile is exported with one
 warning and its salvage note in every format; an unwritable output, an
 unknown format, a misuse each give one message and exit 2 and leave no
-file behind.
+file behind.  A profile without XUs exports to valid, empty outputs.
 usage: export_bad.py OMPFUSE WORK (make_profiles.py's WORK)"""
 import json
 import os
@@ -98,6 +98,22 @@ refused(["--format", "json", "-o", os.path.join(T, "x.json"), good,
          os.path.join(T, "none.ompf")], "none.ompf", "a missing profile among several")
 refused(["--format", "json", "-o", os.path.join(T, "x.json"), blocker], blocker,
         "not a profile")
+# no XU, no thread: valid and empty in every format
+empty = os.path.join(work, "empty.ompf")
+rc, out, err = ex(["--format", "json", empty])
+if rc or err or json.loads(out)["profiles"][0]["xus"] != []:
+    fails.append("json of an empty profile: exit %d %s" % (rc, err))
+rc, out, err = ex(["--format", "perfetto", "--counters", empty])
+if rc or err or [e for e in json.loads(out)["traceEvents"] if e["ph"] in "XC"]:
+    fails.append("perfetto of an empty profile: exit %d %s" % (rc, err))
+rc, out, err = ex(["--format", "otf2", "-o", os.path.join(T, "empty.otf2"), empty])
+if rc or err:
+    fails.append("otf2 of an empty profile: exit %d %s" % (rc, err))
+else:
+    import otf2
+    with otf2.reader.open(os.path.join(T, "empty.otf2", "traces.otf2")) as t:
+        if list(t.events):
+            fails.append("otf2 of an empty profile has events")
 if fails:
     print("\n".join("FAIL: " + f for f in fails))
     sys.exit(1)

@@ -6,6 +6,7 @@
   hem.ompf       a hem-delta profile with missing values (hem_profile_tool)
   imported.ompf  built from a CSV with missing and fractional values
   trunc.ompf     run.ompf without its END chunk (truncated, salvageable)
+  empty.ompf     no XU, no thread (imported from a CSV header)
 usage: make_profiles.py OMPFUSE TOOL_SO PROG_DIR HEM_PROFILE_TOOL WORK"""
 import os
 import subprocess
@@ -42,6 +43,9 @@ with open(w("imported.csv"), "w") as f:
             "4,a.out+0x4011a0,loop-chunk,0.2.8,1,-1,400,1000,9007199254740992,-2.25\n")
 run([ompfuse, "import", "--csv", w("imported.csv"), "-o", w("imported.ompf"),
      "--program", "demo", "--threads", "2"])
+with open(w("empty.csv"), "w") as f:
+    f.write("xu,type,kind,label,thread,cpu,start_ns,end_ns,ev\n")
+run([ompfuse, "import", "--csv", w("empty.csv"), "-o", w("empty.ompf")])
 data = open(w("run.ompf"), "rb").read()
 open(w("trunc.ompf"), "wb").write(data[:-10])
 print("profiles in", work)
