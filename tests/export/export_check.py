@@ -3,7 +3,7 @@
 profile (the XUs: id, construct, kind, label, thread, times, values) and
 `ompfuse show` (metadata, event status).
 usage: export_check.py OMPFUSE WORK CHECK [KIND]
-  CHECK otf2|perfetto|json|csvmeta with KIND run|untied|fused|hem|imported
+  CHECK otf2|perfetto|json|csvmeta with KIND run|untied|fused|hem|hemrun|imported
   CHECK multi: several profiles in one json/perfetto/otf2 export"""
 import csv
 import io

@@ -4,6 +4,8 @@
   untied.ompf    a real run of prog_untied (tasks that ran in several parts)
   fused.ompf     run.ompf fused (lgl) with a second run counting other events
   hem.ompf       a hem-delta profile with missing values (hem_profile_tool)
+  hemrun.ompf    a real hem-delta run of prog_fib (2 events on 1 slot: most
+                 XUs miss a value)
   imported.ompf  built from a CSV with missing and fractional values
   trunc.ompf     run.ompf without its END chunk (truncated, salvageable)
   empty.ompf     no XU, no thread (imported from a CSV header)
@@ -23,15 +25,17 @@ def run(args, env=None):
         sys.exit("FAIL: %s: exit %d\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr))
 
 
-def record(prog, arg, events, out):
+def record(prog, arg, events, out, **extra):
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_TOOL_LIBRARIES=tool,
-               OMPFUSE_EVENTS=events, OMPFUSE_OUTPUT=out)
+               OMPFUSE_EVENTS=events, OMPFUSE_OUTPUT=out, **extra)
     run([os.path.join(progs, prog)] + arg, env)
 
 
 record("prog_fib", ["12"], "perf::TASK-CLOCK,perf::PAGE-FAULTS", w("run.ompf"))
 record("prog_fib", ["12"], "perf::CONTEXT-SWITCHES,perf::MINOR-FAULTS", w("run2.ompf"))
 record("prog_untied", [], "perf::TASK-CLOCK", w("untied.ompf"))
+record("prog_fib", ["12"], "perf::TASK-CLOCK,perf::PAGE-FAULTS", w("hemrun.ompf"),
+       OMPFUSE_MODE="hem-delta", OMPFUSE_PMU_SLOTS="1")
 run([ompfuse, "combine", "-q", "--strategy", "lgl", "-o", w("fused.ompf"),
      w("run.ompf"), w("run2.ompf")])
 run([hemtool, "gen", "14", "400", w("hem.ompf")])
