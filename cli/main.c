@@ -21,7 +21,7 @@ static const command_t commands[] = {
     {"evaluate", ompf_cmd_evaluate, "EPD and Correlation Error against reference runs"},
     {"report", ompf_cmd_report, "self-contained HTML report with plots"},
     {"show", ompf_cmd_show, "human summary of profiles"},
-    {"export", ompf_cmd_export, "profile to CSV (one row per XU)"},
+    {"export", ompf_cmd_export, "profiles to CSV, JSON, Perfetto timeline or OTF2"},
     {"import", ompf_cmd_import, "CSV to profile"},
     {"simulate", ompf_cmd_simulate, "synthetic profiles with a known ground truth"},
 };

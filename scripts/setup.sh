@@ -12,9 +12,11 @@ PKGS=(
   libzstd-dev zlib1g-dev                       # profile chunk compression, crc32
   libcmocka-dev                                # C unit tests
   python3-numpy python3-scipy python3-pot      # independent oracles in tests (EMD, Spearman)
-  python3-pandas                               # tests only: CSV export loads with pandas.read_csv
+  python3-pandas                               # python/ompfuse (profiles as DataFrames); tests: CSV loads with pandas.read_csv
   chromium                                     # headless rendering test of the HTML report (eval_report_render)
   binutils                                     # addr2line for file:line resolution
+  libopen-trace-format2-dev                    # ompfuse export --format otf2 (built when present)
+  otf2-tools python3-otf2                      # tests: OTF2 exports read back by otf2-print and python3-otf2
 )
 
 bash "$(dirname "$0")/install-packages.sh" setup.sh "${PKGS[@]}"

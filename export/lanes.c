@@ -1,0 +1,202 @@
+/* Lanes of nested XU spans per thread (see lanes.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lanes.h"
+
+typedef struct span {
+    uint64_t start, end;
+    size_t xu;
+} span_t;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span_t *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1; /* the enclosing one first */
+    return x->xu < y->xu ? -1 : x->xu > y->xu;
+}
+
+static uint64_t xu_end(const ompf_xu_t *x)
+{
+    return x->end_ns < x->start_ns ? x->start_ns : x->end_ns;
+}
+
+/* Spans grouped by key (thread or track), each group sorted. */
+static int group_spans(const ompf_profile_t *p, uint32_t ngroups, const uint32_t *key,
+                       size_t *first, span_t *sp)
+{
+    size_t nxu = ompf_xu_count(p);
+    for (size_t i = 0; i <= ngroups; i++)
+        first[i] = 0;
+    for (size_t i = 0; i < nxu; i++)
+        first[(key ? key[i] : ompf_xu_get(p, i)->thread) + 1]++;
+    for (uint32_t g = 0; g < ngroups; g++)
+        first[g + 1] += first[g];
+    size_t *fill = calloc(ngroups ? ngroups : 1, sizeof *fill);
+    if (!fill)
+        return OMPF_ENOMEM;
+    for (size_t i = 0; i < nxu; i++) {
+        const ompf_xu_t *x = ompf_xu_get(p, i);
+        uint32_t g = key ? key[i] : x->thread;
+        sp[first[g] + fill[g]++] = (span_t){x->start_ns, xu_end(x), i};
+    }
+    free(fill);
+    for (uint32_t g = 0; g < ngroups; g++)
+        qsort(sp + first[g], first[g + 1] - first[g], sizeof *sp, span_cmp);
+    return 0;
+}
+
+/* Open spans of one lane: a stack of ends. */
+typedef struct lane {
+    uint64_t *end;
+    size_t n, cap;
+} lane_t;
+
+static int lane_push(lane_t *l, uint64_t end)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        uint64_t *e = realloc(l->end, cap * sizeof *e);
+        if (!e)
+            return OMPF_ENOMEM;
+        l->end = e, l->cap = cap;
+    }
+    l->end[l->n++] = end;
+    return 0;
+}
+
+/* Lane of each span of one thread; *nl grows to the lanes used. */
+static int assign(const span_t *sp, size_t n, uint32_t *lane_of_xu, lane_t **lanes,
+                  uint32_t *nl, uint32_t *cap)
+{
+    for (uint32_t k = 0; k < *nl; k++)
+        (*lanes)[k].n = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        for (;; k++) {
+            if (k == *nl) {
+                if (*nl == *cap) {
+                    uint32_t c = *cap ? 2 * *cap : 4;
+                    lane_t *nlns = realloc(*lanes, c * sizeof *nlns);
+                    if (!nlns)
+                        return OMPF_ENOMEM;
+                    for (uint32_t j = *cap; j < c; j++)
+                        nlns[j] = (lane_t){0};
+                    *lanes = nlns, *cap = c;
+                }
+                (*lanes)[(*nl)++].n = 0;
+            }
+            lane_t *l = &(*lanes)[k];
+            while (l->n && l->end[l->n - 1] <= sp[i].start)
+                l->n--;
+            if (!l->n || l->end[l->n - 1] >= sp[i].end)
+                break; /* after the open spans, or inside the innermost */
+        }
+        if (lane_push(&(*lanes)[k], sp[i].end))
+            return OMPF_ENOMEM;
+        lane_of_xu[sp[i].xu] = k;
+    }
+    return 0;
+}
+
+int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
+{
+    *l = (ompf_lanes_t){0};
+    size_t nxu = ompf_xu_count(p);
+    uint32_t nth = (uint32_t)ompf_thread_count(p);
+    for (size_t i = 0; i < nxu; i++)
+        if (ompf_xu_get(p, i)->thread >= nth)
+            nth = ompf_xu_get(p, i)->thread + 1;
+    if (!nth)
+        nth = 1; /* an empty profile still gets a track: an OTF2 archive
+                    without locations cannot be read */
+    size_t *first = calloc((size_t)nth + 1, sizeof *first);
+    span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
+    uint32_t *lane = malloc((nxu ? nxu : 1) * sizeof *lane);
+    uint32_t *nlanes = calloc(nth ? nth : 1, sizeof *nlanes);
+    lane_t *lanes = NULL;
+    uint32_t cap = 0;
+    int rc = !first || !sp || !lane || !nlanes ? OMPF_ENOMEM : group_spans(p, nth, NULL, first, sp);
+    for (uint32_t t = 0; t < nth && !rc; t++) {
+        nlanes[t] = 0;
+        rc = assign(sp + first[t], first[t + 1] - first[t], lane, &lanes, &nlanes[t], &cap);
+        if (!nlanes[t])
+            nlanes[t] = 1;
+    }
+    for (uint32_t k = 0; k < cap; k++)
+        free(lanes[k].end);
+    free(lanes);
+    free(sp);
+    free(first);
+    uint32_t ntracks = nth;
+    for (uint32_t t = 0; t < nth && !rc; t++)
+        ntracks += nlanes[t] - 1;
+    l->nthreads = nth, l->ntracks = ntracks;
+    l->track = lane;
+    l->thread_of = rc ? NULL : malloc((ntracks ? ntracks : 1) * sizeof *l->thread_of);
+    l->lane_of = rc ? NULL : malloc((ntracks ? ntracks : 1) * sizeof *l->lane_of);
+    uint32_t *base = rc ? NULL : malloc((nth ? nth : 1) * sizeof *base);
+    if (!rc && (!l->thread_of || !l->lane_of || !base))
+        rc = OMPF_ENOMEM;
+    if (!rc) {
+        uint32_t next = nth;
+        for (uint32_t t = 0; t < nth; t++) {
+            l->thread_of[t] = t, l->lane_of[t] = 0;
+            base[t] = next; /* extra lanes of thread t: base[t] .. */
+            for (uint32_t k = 1; k < nlanes[t]; k++, next++)
+                l->thread_of[next] = t, l->lane_of[next] = k;
+        }
+        for (size_t i = 0; i < nxu; i++) {
+            uint32_t t = ompf_xu_get(p, i)->thread;
+            l->track[i] = l->track[i] ? base[t] + l->track[i] - 1 : t;
+        }
+    }
+    free(base);
+    free(nlanes);
+    if (rc)
+        ompf_lanes_free(l);
+    return rc;
+}
+
+void ompf_lanes_free(ompf_lanes_t *l)
+{
+    free(l->track);
+    free(l->thread_of);
+    free(l->lane_of);
+    *l = (ompf_lanes_t){0};
+}
+
+int ompf_track_order_build(const ompf_profile_t *p, const ompf_lanes_t *l,
+                           ompf_track_order_t *o)
+{
+    size_t nxu = ompf_xu_count(p);
+    o->first = calloc((size_t)l->ntracks + 1, sizeof *o->first);
+    o->order = malloc((nxu ? nxu : 1) * sizeof *o->order);
+    span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
+    int rc = !o->first || !o->order || !sp ? OMPF_ENOMEM
+                                           : group_spans(p, l->ntracks, l->track, o->first, sp);
+    for (size_t i = 0; i < nxu && !rc; i++)
+        o->order[i] = sp[i].xu;
+    free(sp);
+    if (rc)
+        ompf_track_order_free(o);
+    return rc;
+}
+
+void ompf_track_order_free(ompf_track_order_t *o)
+{
+    free(o->first);
+    free(o->order);
+    o->first = NULL, o->order = NULL;
+}
+
+void ompf_track_name(char *buf, size_t len, uint32_t thread, int32_t os_tid, uint32_t lane)
+{
+    if (!lane)
+        snprintf(buf, len, "thread %u (tid %d)", thread, os_tid);
+    else
+        snprintf(buf, len, "thread %u (tid %d) multi-part XUs, lane %u", thread, os_tid, lane);
+}

@@ -1,0 +1,40 @@
+/* Tracks for timelines.  XUs of one thread nest (a task that runs inside
+ * another, undeferred or at a taskwait, lies within it), except XUs that
+ * ran in several parts: the profile keeps their first start and last end,
+ * so their spans can overlap others without nesting.  A timeline format
+ * needs properly nested slices per track, so each thread gets as many
+ * lanes as needed: lane 0 is the thread's own track, an XU that would
+ * overlap without nesting goes to the first lane where it nests. */
+#ifndef OMPF_EXPORT_LANES_H
+#define OMPF_EXPORT_LANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ompfuse/profile.h"
+
+typedef struct ompf_lanes {
+    uint32_t nthreads;  /* thread table size, or more if an XU names more */
+    uint32_t ntracks;   /* nthreads + extra lanes */
+    uint32_t *track;    /* per XU: its track */
+    uint32_t *thread_of;/* per track: its thread */
+    uint32_t *lane_of;  /* per track: 0 for the thread's own, 1.. extra */
+} ompf_lanes_t;
+
+/* Tracks 0..nthreads-1 are the threads' lane 0; extra lanes follow. */
+int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l);
+void ompf_lanes_free(ompf_lanes_t *l);
+/* Display name of a track: "thread 2 (tid 1234)", extra lanes say why. */
+void ompf_track_name(char *buf, size_t len, uint32_t thread, int32_t os_tid, uint32_t lane);
+
+/* XU spans of one track in time order (the enclosing before the enclosed):
+ * the XU indices of track t are order[first[t] .. first[t + 1]). */
+typedef struct ompf_track_order {
+    size_t *first; /* ntracks + 1 */
+    size_t *order; /* XU count */
+} ompf_track_order_t;
+int ompf_track_order_build(const ompf_profile_t *p, const ompf_lanes_t *l,
+                           ompf_track_order_t *o);
+void ompf_track_order_free(ompf_track_order_t *o);
+
+#endif
