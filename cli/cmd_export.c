@@ -14,13 +14,14 @@ static void export_usage(FILE *f)
             "\n"
             "Writes one CSV row per XU with the columns\n"
             "  xu,type,kind,label,thread,cpu,start_ns,end_ns,<one column per event>\n"
-            "(type = construct as file:line, or module+0xOFFSET when unresolved;\n"
+            "(type = the construct key: 'file:line function', 'function (module+0xOFFSET)'\n"
+            " when the line is unknown, else module+0xOFFSET;\n"
             "label dotted; an empty cell is a missing value).  Loads with\n"
             "pandas.read_csv(OUT) without options; 'ompfuse import' is the inverse.\n"
             "\n"
             "  --csv          CSV output (the only format)\n"
             "  -o, --output OUT  write OUT (atomically) instead of standard output\n"
-            "  --no-resolve   do not run addr2line on unresolved constructs\n"
+            "  --no-resolve   do not resolve constructs to file:line / function\n"
             "  -h, --help     this help\n");
 }
 

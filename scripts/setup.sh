@@ -14,7 +14,8 @@ PKGS=(
   python3-numpy python3-scipy python3-pot      # independent oracles in tests (EMD, Spearman)
   python3-pandas                               # tests only: CSV export loads with pandas.read_csv
   chromium                                     # headless rendering test of the HTML report (eval_report_render)
-  binutils                                     # addr2line for file:line resolution
+  libdw-dev                                    # construct -> file:line / function (elfutils libdw)
+  binutils                                     # tests: objdump, addr2line as an oracle
 )
 
 bash "$(dirname "$0")/install-packages.sh" setup.sh "${PKGS[@]}"

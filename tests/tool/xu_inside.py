@@ -35,7 +35,8 @@ PROGRAMS = [("prog_listing11", []), ("prog_listing11_sibcall", []),
             ("prog_untied", []), ("prog_parallel_tasks", []),
             ("prog_masked", []), ("prog_taskwait_children", []),
             ("prog_exit_in_parallel", []), ("prog_many_tasks", ["20000"]),
-            ("prog_many_chunks", ["20000"]), ("prog_compute", ["512", "10"])]
+            ("prog_many_chunks", ["20000"]), ("prog_compute", ["512", "10"]),
+            ("prog_fft_tasks", [])]
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_tests import FAILS, check  # noqa: E402  (one failure list)
@@ -203,6 +204,11 @@ def main():
         print("unknown case %s" % A.case)
         return 2
     fn()
+    return verdict()
+
+
+def verdict():
+    """Exit status of a test script: 1 when a check failed."""
     if FAILS:
         print("%d failure(s)" % len(FAILS))
         return 1
