@@ -90,17 +90,18 @@ def run_one(name, binary, args, threads, sched=None, untied=False):
     xus, ths, err = profile(out)
     if not check(err is None, "%s: %s" % (what, err)):
         return None
-    bad, worst = 0, (0, None)
+    bad, gross, worst = 0, 0, (0, None)
     for th, start, end, vals in xus:
         d = end - start
         lim = d + TOL_ABS_NS + TOL_REL * d
         over = max(v - lim for v in vals if v is not None)
         if over > 0:
             bad += 1
+            gross += over > 10000  # the cases: 10 us and more
             if over > worst[0]:
                 worst = (over, (th, d, vals))
-    print("%-40s %7d XUs  %4d violating%s" % (
-        what, len(xus), bad, "" if not bad else
+    print("%-40s %7d XUs  %4d violating (%d by > 10 us)%s" % (
+        what, len(xus), bad, gross, "" if not bad else
         "  (worst: thread %d, %d ns long, counts %s)" % worst[1]))
     if not A.report:
         check(bad == 0, "%s: %d XUs count more CPU time than their "
