@@ -150,6 +150,11 @@ int ompf_cmd_combine(int argc, char **argv)
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
             goto out;
         }
+        /* messages and the result name constructs by their key */
+        if (ompf_resolve_constructs(in[i], &err) < 0) {
+            fprintf(stderr, "ompfuse combine: %s\n", err.msg);
+            goto out;
+        }
     }
     ompf_profile_t *fused = NULL;
     ompf_fuse_report_t *rep = NULL;

@@ -17,7 +17,7 @@ static void show_usage(FILE *f)
             "totals and gap.  A truncated profile is shown up to its last complete\n"
             "chunk, with a note.\n"
             "\n"
-            "  --no-resolve  do not run addr2line on unresolved constructs\n"
+            "  --no-resolve  do not resolve constructs to file:line / function\n"
             "  -h, --help    this help\n");
 }
 
@@ -119,15 +119,13 @@ static void show_profile(ompf_profile_t *p, const char *path, const ompf_read_in
     printf("constructs (%zu):\n", ncon);
     for (size_t c = 0; c < ncon; c++) {
         const ompf_construct_t *k = ompf_construct_get(p, (uint32_t)c);
-        char where[512];
-        if (k->file)
-            snprintf(where, sizeof where, "%s:%d", k->file, k->line);
-        else
-            snprintf(where, sizeof where, "%s (unresolved)", k->name);
-        printf("  %-3zu %-9s %-40s %-20s %10zu XUs\n", c,
-               ompf_construct_kind_name((ompf_construct_kind_t)k->kind), where,
-               k->function ? k->function : "", per_con[c]);
-        if (k->file && k->module && *k->module)
+        /* the construct key, as every command prints it */
+        int unresolved = !k->file && !k->function;
+        printf("  %-3zu %-9s %s%s %10zu XUs\n", c,
+               ompf_construct_kind_name((ompf_construct_kind_t)k->kind),
+               ompf_construct_name(p, (uint32_t)c),
+               unresolved ? " (unresolved)" : "", per_con[c]);
+        if (!unresolved && k->module && *k->module)
             printf("      %s+0x%llx%s%s\n", k->module, (unsigned long long)k->offset,
                    *k->build_id ? " build-id " : "", k->build_id);
     }

@@ -57,7 +57,8 @@ struct ompf_eval {
     size_t nev;
     char **evname;
     size_t ntypes;
-    char **typekey;
+    char **typekey;  /* identity (matching across profiles) */
+    char **typename; /* construct key, what is printed */
     colset_t *refcols;
     size_t npairs;
     pair_t *pairs;
@@ -237,12 +238,18 @@ static int colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
         int t = find_type(ev, key);
         if (t < 0 && add_types) {
             char **nk = realloc(ev->typekey, (ev->ntypes + 1) * sizeof *nk);
-            if (!nk) {
+            if (nk)
+                ev->typekey = nk;
+            char **nn = nk ? realloc(ev->typename, (ev->ntypes + 1) * sizeof *nn)
+                           : NULL;
+            if (nn)
+                ev->typename = nn;
+            if (!nk || !nn || !(nk[ev->ntypes] = xstrdup(key))) {
                 free(tmap);
                 return OMPF_ENOMEM;
             }
-            ev->typekey = nk;
-            if (!(nk[ev->ntypes] = xstrdup(key))) {
+            if (!(nn[ev->ntypes] = xstrdup(ompf_construct_name(p, (uint32_t)k)))) {
+                free(nk[ev->ntypes]);
                 free(tmap);
                 return OMPF_ENOMEM;
             }
@@ -470,7 +477,7 @@ static int pair_prepare(void *ctx, size_t i, size_t thread)
                 complete = 0;
                 pt->problem = xasprintf(
                     "type %s has no XU with both values in reference %s",
-                    ev->typekey[t], ev->names[pr->rep[r]]);
+                    ev->typename[t], ev->names[pr->rep[r]]);
                 if (!pt->problem)
                     return OMPF_ENOMEM;
             }
@@ -518,9 +525,12 @@ void ompf_eval_destroy(ompf_eval_t *ev)
     for (size_t e = 0; e < ev->nev; e++)
         free(ev->evname[e]);
     free(ev->evname);
-    for (size_t t = 0; t < ev->ntypes; t++)
+    for (size_t t = 0; t < ev->ntypes; t++) {
         free(ev->typekey[t]);
+        free(ev->typename[t]);
+    }
     free(ev->typekey);
+    free(ev->typename);
     for (unsigned t = 0; ev->ws && t < ev->threads; t++)
         ompf_emd_ws_destroy(ev->ws[t]);
     free(ev->ws);
@@ -841,7 +851,7 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     for (size_t t = 0; t < pr->ntypes; t++) {
         const ptype_t *pt = &pr->types[t];
         ompf_eval_type_result_t *tr = &res->types[t];
-        tr->type = ev->typekey[pt->type];
+        tr->type = ev->typename[pt->type];
         tr->weight = pt->weight;
         tr->calibration = pt->calibration;
         tr->calibration_floor = pt->floor;

@@ -52,6 +52,12 @@ static int read_profile(const char *path, const char *prog,
         } else if (rc) {
             return rc;
         }
+        /* per-type results name constructs by their key */
+        rc = ompf_resolve_constructs(p, err);
+        if (rc < 0) {
+            ompf_profile_destroy(p);
+            return rc;
+        }
     }
     *out = p;
     return 0;

@@ -678,6 +678,42 @@ static void summary_table(FILE *f, const ompf_report_group_t *g)
     fputs("</table>\n", f);
 }
 
+/* --per-type: the TMD of each construct in each target's worst pairs,
+ * constructs named by their key as in every other output. */
+static void type_table(FILE *f, const ompf_report_group_t *g)
+{
+    fputs("<h3>TMD per construct (worst pairs)</h3>\n<table><tr><th>target"
+          "</th><th>event pair</th><th>construct</th><th>reference XUs</th>"
+          "<th>TMD</th></tr>\n",
+          f);
+    for (size_t t = 0; t < g->ntargets; t++) {
+        const ompf_eval_result_t *r = g->targets[t].result;
+        size_t idx[3];
+        size_t n = r ? ompf_eval_worst_pairs(r, idx, 3) : 0;
+        for (size_t k = 0; k < n; k++) {
+            const ompf_eval_pair_result_t *pr = &r->pairs[idx[k]];
+            ompf_eval_pair_info_t in;
+            ompf_eval_pair_info(g->eval, idx[k], &in);
+            for (size_t y = 0; y < pr->ntypes; y++) {
+                char b[32];
+                fputs("<tr><td>", f);
+                esc(f, g->targets[t].name);
+                fputs("</td><td>", f);
+                esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[0])));
+                fputs(" / ", f);
+                esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[1])));
+                fputs("</td><td class=\"construct\">", f);
+                esc(f, pr->types[y].type);
+                fmt_val(b, sizeof b, pr->types[y].tmd);
+                fprintf(f, "</td><td class=\"num\">%.0f</td><td class=\"num\">"
+                           "%s</td></tr>\n",
+                        pr->types[y].weight, b);
+            }
+        }
+    }
+    fputs("</table>\n", f);
+}
+
 int ompf_report_write(FILE *f, const char *title,
                       const ompf_report_group_t *groups, size_t ngroups,
                       ompf_error_t *err)
@@ -733,6 +769,8 @@ int ompf_report_write(FILE *f, const char *title,
                 bad ? " (some cannot be evaluated from the references)" : "",
                 g->bins, g->per_type ? ", TMD per construct" : "");
         summary_table(f, g);
+        if (g->per_type)
+            type_table(f, g);
         fputs("<h3>EPD per target</h3>\n", f);
         epd_bars(f, g, (int)gi);
         fputs("<h3>Calibrated TMD per event pair</h3>\n", f);

@@ -1086,9 +1086,9 @@ static int report_types_events(fz_ctx_t *c)
         return OMPF_ENOMEM;
     r->n_types = nt;
     for (size_t t = 0; t < nt; t++) {
-        const ompf_construct_t *ct =
-            ompf_construct_get(c->runs[c->types[t].run].p, c->types[t].cidx);
-        if (!(r->type_names[t] = fz_strdup(ct->name)) ||
+        const char *name =
+            ompf_construct_name(c->runs[c->types[t].run].p, c->types[t].cidx);
+        if (!(r->type_names[t] = fz_strdup(name)) ||
             !(r->type_keys[t] = fz_strdup(c->types[t].key)))
             return OMPF_ENOMEM;
         r->types[t].name = r->type_names[t];

@@ -178,17 +178,51 @@ static void ctx_pop(ft_task_t *x)
 
 /* ---- counters -------------------------------------------------------------- */
 
-/* Charges the counts since the previous boundary to t->target. */
-static inline void boundary(ft_thread_t *t)
+/* Time since the tool's start. */
+static FT_INLINE uint64_t now_rel(void)
 {
-    if (!ft_g.nev)
+    return ft_now() - ft_g.t0_ns;
+}
+
+/* The times of one boundary.  The counters are sampled at an unknown
+ * instant inside the read (a system call): an interrupt, a reschedule on
+ * its way out or a stall of the virtual CPU falls between that instant
+ * and any clock reading, and its CPU time goes to the counts of one side
+ * only.  So the clock is read before and after the counters: the XU that
+ * ends here ends at `after`, the one that starts begins at `before`, and
+ * every XU's interval contains the whole window its counts come from
+ * (docs/tool.md, "How counters are attributed"). */
+typedef struct ft_when {
+    uint64_t before, after; /* 0, 0: no counter read (one clock reading
+                               taken on demand by when_fill) */
+} ft_when_t;
+
+static FT_INLINE void when_fill(ft_when_t *w)
+{
+    if (!w->after)
+        w->before = w->after = now_rel();
+}
+
+static inline void boundary_read(ft_thread_t *t);
+
+/* Charges the counts since the previous boundary to t->target; *w gets
+ * the clock readings around the counter read. */
+static FT_INLINE void boundary(ft_thread_t *t, ft_when_t *w)
+{
+    w->before = w->after = 0;
+    if (!ft_g.nev || (!ft_g.hem && !t->grp))
         return;
+    w->before = now_rel();
+    boundary_read(t);
+    w->after = now_rel();
+}
+
+static inline void boundary_read(ft_thread_t *t)
+{
     if (ft_g.hem) {
         ft_hem_boundary(t);
         return;
     }
-    if (!t->grp)
-        return;
     if (ft_read_sample(t) != 0) {
         t->read_failed++;
         return;
@@ -215,13 +249,6 @@ static inline void retarget(ft_thread_t *t)
             tg = x->acc;
     }
     t->target = tg;
-}
-
-/* Time since the tool's start: one reading per boundary, shared by the
- * XU that ends there and the one that starts there. */
-static FT_INLINE uint64_t now_rel(void)
-{
-    return ft_now() - ft_g.t0_ns;
 }
 
 static inline void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
@@ -286,10 +313,13 @@ static void chunk_close_at(ft_thread_t *t, ft_task_t *x, uint64_t now)
     x->xu.active = 0;
 }
 
-static void chunk_close(ft_thread_t *t, ft_task_t *x)
+/* ... at the boundary w (just taken) */
+static void chunk_close(ft_thread_t *t, ft_task_t *x, ft_when_t *w)
 {
-    if (x->xu.active)
-        chunk_close_at(t, x, now_rel());
+    if (x->xu.active) {
+        when_fill(w);
+        chunk_close_at(t, x, w->after);
+    }
 }
 
 /* ---- threads ---------------------------------------------------------------- */
@@ -313,7 +343,8 @@ static void on_thread_end(ompt_data_t *thread_data)
 {
     (void)thread_data;
     ENTER(t);
-    boundary(t);
+    ft_when_t w;
+    boundary(t, &w);
     ft_thread_finish(t, t->stream, t->stream2);
     t->ended = 1;
     LEAVE(t);
@@ -375,7 +406,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
                              unsigned int index, int flags)
 {
     ENTER(t);
-    boundary(t);
+    ft_when_t w;
+    boundary(t, &w);
     if (endpoint == ompt_scope_begin) {
         ft_task_t *x = task_alloc(t);
         if (!x) {
@@ -413,7 +445,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
         TRACE("T%u implicit_end cur=%s\n", t->index,
               x == t->cur ? "same" : "other");
         if (x) {
-            chunk_close(t, x);
+            chunk_close(t, x, &w);
             if (t->impl == x)
                 t->impl = x->impl_outer;
             if (t->cur == x)
@@ -483,8 +515,9 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
             uint64_t comps[2] = {rank, addr};
             uint64_t l = label_path(t, x->ctx[0].label, comps, 2);
             if (loopish) {
-                boundary(t);
-                chunk_close(t, x);
+                ft_when_t w;
+                boundary(t, &w);
+                chunk_close(t, x, &w);
                 x->ws_label = l;
                 x->ws_construct = cons;
                 x->ws_kind = (uint8_t)chunk_kind(wstype);
@@ -496,8 +529,9 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
             }
         } else {
             if (loopish) {
-                boundary(t);
-                chunk_close(t, x);
+                ft_when_t w;
+                boundary(t, &w);
+                chunk_close(t, x, &w);
                 retarget(t);
             } else if (wstype == ompt_work_single_executor) {
                 ctx_pop(x);
@@ -630,11 +664,12 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
              * of sections, the thread number identifies the section */
             start = t->impl ? t->impl->thread_num : 0;
         }
-        boundary(t);
-        /* one timestamp: the end of the previous chunk is the start of
-         * this one */
-        uint64_t now = now_rel();
-        chunk_close_at(t, x, now);
+        ft_when_t w;
+        boundary(t, &w);
+        /* the previous chunk ends after the counter read, this one
+         * begins before it (without a read: one timestamp) */
+        when_fill(&w);
+        chunk_close_at(t, x, w.after);
         ft_xu_t *u = &x->xu;
         memset(u, 0, sizeof *u);
         if (ft_g.acc_bytes)
@@ -652,7 +687,7 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
         x->chunk_ctx.construct = u->construct;
         x->chunk_ctx.racing = 0;
         x->chunk_ctx.taskloop = 0;
-        xu_begin(t, u, now);
+        xu_begin(t, u, w.before);
         retarget(t);
     } else if (kind == ompt_dispatch_taskloop_chunk) {
         /* inside a taskloop task: a chunk XU labelled by the taskloop
@@ -761,7 +796,8 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
                              ompt_data_t *next_task_data)
 {
     ENTER(t);
-    boundary(t);
+    ft_when_t w;
+    boundary(t, &w);
     ft_task_t *prior = prior_task_data ? prior_task_data->ptr : NULL;
     ft_task_t *next = next_task_data ? next_task_data->ptr : NULL;
     TRACE("T%u schedule %p(%d,tl%d,xu%d) st=%d -> %p(%d)\n", t->index,
@@ -773,16 +809,14 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
      * tasks, whose later fulfill event then finds no record) */
     int ended = prior_task_status != ompt_task_switch &&
                 prior_task_status != ompt_task_yield;
-    /* one timestamp for the task that ends and the one that starts */
-    uint64_t now = 0;
-    int have_now = 0;
+    /* the task that ends ends after the counter read, the one that
+     * starts begins before it */
     if (prior && prior->kind == FT_EXPLICIT && ended) {
         if (prior->tl && !prior->is_xu && !prior->tl_splitter)
             tl_missed_dispatch(t, prior, prior_task_data);
         if (prior->is_xu) {
-            now = now_rel();
-            have_now = 1;
-            xu_emit(t, &prior->xu, prior->acc, now);
+            when_fill(&w);
+            xu_emit(t, &prior->xu, prior->acc, w.after);
         } else {
             /* splitter / internal task: its counts are runtime work */
             if (ft_g.hem) {
@@ -805,8 +839,10 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
         t->cur = NULL;
     } else {
         if (next->kind == FT_EXPLICIT) {
-            if (next->xu.r.parts++ == 0)
-                xu_begin(t, &next->xu, have_now ? now : now_rel());
+            if (next->xu.r.parts++ == 0) {
+                when_fill(&w);
+                xu_begin(t, &next->xu, w.before);
+            }
         }
         t->cur = next;
     }
@@ -826,7 +862,8 @@ static void on_sync_region(ompt_sync_region_t kind,
     (void)codeptr_ra;
     ENTER(t);
     ft_task_t *x = task_data ? task_data->ptr : NULL;
-    boundary(t);
+    ft_when_t w;
+    boundary(t, &w);
     if (x) {
         if (endpoint == ompt_scope_begin)
             x->in_sync++;

@@ -1,8 +1,12 @@
 /* Timestamps from the TSC where the kernel itself trusts it (clocksource
  * "tsc", constant_tsc): rdtsc costs a third of clock_gettime on this kind
- * of VM.  The rate is calibrated once against CLOCK_MONOTONIC over ~2 ms
- * (relative error ~1e-4: a linear scale that keeps every order and changes
- * durations by far less than their run-to-run noise). */
+ * of VM.  The rate is calibrated once against CLOCK_MONOTONIC_RAW, the
+ * unslewed clock whose rate is the kernel's own TSC rate (the rate of
+ * perf's TASK-CLOCK / CPU-CLOCK: an XU's duration and its clock counts
+ * must agree, see docs/tool.md).  Each end of the calibration is a clock
+ * reading bracketed by two rdtsc (the narrowest of several tries), and
+ * the calibration runs until the brackets bound the rate's relative error
+ * by FT_CLOCK_REL_ERR: an interrupt at one end cannot skew it. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +14,10 @@
 #include "tool.h"
 
 ft_clock_t ft_clk;
+
+#define FT_CLOCK_REL_ERR 2e-5     /* documented bound (tolerance 1e-4) */
+#define FT_CLOCK_MIN_NS 2000000   /* calibrate at least 2 ms ... */
+#define FT_CLOCK_MAX_NS 50000000  /* ... and give up after 50 ms */
 
 static int file_has(const char *path, const char *word)
 {
@@ -24,12 +32,37 @@ static int file_has(const char *path, const char *word)
     return found;
 }
 
-static uint64_t mono(void)
+static uint64_t raw_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+#if defined(__x86_64__)
+static uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* One (ns, cycles) pair: *c is the middle of the narrowest rdtsc bracket
+ * around a clock reading; returns the bracket's width in cycles. */
+static uint64_t pair(uint64_t *ns, uint64_t *c)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = tsc(), n = raw_ns(), b = tsc();
+        if (b > a && b - a < best) {
+            best = b - a;
+            *ns = n;
+            *c = a + (b - a) / 2;
+        }
+    }
+    return best;
+}
+#endif
 
 void ft_clock_init(void)
 {
@@ -38,17 +71,21 @@ void ft_clock_init(void)
                   "current_clocksource", "tsc") ||
         !file_has("/proc/cpuinfo", "constant_tsc"))
         return;
-    uint32_t lo, hi;
-    uint64_t n0 = mono();
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    uint64_t c0 = (uint64_t)hi << 32 | lo, n1, c1;
-    do {
-        n1 = mono();
-        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-        c1 = (uint64_t)hi << 32 | lo;
-    } while (n1 - n0 < 2000000);
-    if (c1 <= c0)
+    uint64_t n0, c0, n1, c1;
+    uint64_t w0 = pair(&n0, &c0), w1;
+    if (w0 == UINT64_MAX)
         return;
+    for (;;) {
+        w1 = pair(&n1, &c1);
+        if (c1 <= c0 || w1 == UINT64_MAX)
+            return;
+        /* each end is off by at most half its bracket */
+        double err = (double)(w0 + w1) / 2.0 / (double)(c1 - c0);
+        if (n1 - n0 >= FT_CLOCK_MIN_NS && err <= FT_CLOCK_REL_ERR)
+            break;
+        if (n1 - n0 > FT_CLOCK_MAX_NS)
+            return; /* too disturbed: CLOCK_MONOTONIC_RAW it is */
+    }
     /* ns = zero + (c * mult) >> shift, evaluated as in perf's userpage */
     double ns_per_cycle = (double)(n1 - n0) / (double)(c1 - c0);
     ft_clock_t c;
@@ -67,7 +104,5 @@ void ft_clock_init(void)
 
 uint64_t ft_now_slow(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return raw_ns();
 }

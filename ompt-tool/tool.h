@@ -163,7 +163,7 @@ extern __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
 
 /* Timestamps: the TSC (calibrated once, clock.c) where the kernel trusts
  * it -- a third of the cost of clock_gettime on this kind of VM -- else
- * CLOCK_MONOTONIC. */
+ * CLOCK_MONOTONIC_RAW. */
 typedef struct ft_clock {
     int tsc;
     uint16_t shift;
@@ -173,7 +173,7 @@ typedef struct ft_clock {
 extern ft_clock_t ft_clk;
 void ft_clock_init(void);
 
-uint64_t ft_now_slow(void); /* CLOCK_MONOTONIC (clock.c) */
+uint64_t ft_now_slow(void); /* CLOCK_MONOTONIC_RAW (clock.c) */
 static inline __attribute__((always_inline)) uint64_t ft_now(void)
 {
 #if defined(__x86_64__)

@@ -57,7 +57,6 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
     char num[64];
     for (size_t i = 0; i < nxu; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
-        const ompf_construct_t *c = ompf_construct_get(p, x->type);
         size_t need = ompf_label_format(p, x->label, label, lcap);
         if (need >= lcap) {
             char *l = realloc(label, need + 1);
@@ -70,7 +69,7 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
             ompf_label_format(p, x->label, label, lcap);
         }
         fprintf(out, "%llu,", (unsigned long long)x->id);
-        put_field(out, c ? c->name : "");
+        put_field(out, x->type < ompf_construct_count(p) ? ompf_construct_name(p, x->type) : "");
         fprintf(out, ",%s,%s,%u,%d,%llu,%llu", ompf_xu_kind_name(x->kind), label, x->thread,
                 x->cpu, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns);
         const double *v = ompf_xu_values_const(p, i);

@@ -1,4 +1,5 @@
 /* Names of the enumerations, as they appear in CSV files and `show`. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ompfuse/profile.h"
@@ -54,4 +55,36 @@ const char *ompf_event_status_name(ompf_event_status_t s)
 int ompf_event_status_parse(const char *s)
 {
     return find(event_statuses, OMPF_EV_STATUS_COUNT, s);
+}
+
+/* ---- the construct key ---------------------------------------------------
+ * One name per construct, printed by every command (show, export, combine,
+ * evaluate, report): the source line when known, the function when only
+ * it is (with the address, which keeps two constructs of one function
+ * apart), the address otherwise. */
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+int ompf_construct_format(const ompf_construct_t *c, char *buf, size_t len)
+{
+    char where[1100];
+    snprintf(where, sizeof where, "%.1000s+0x%llx",
+             (c->module && *c->module) ? base_name(c->module) : "?",
+             (unsigned long long)c->offset);
+    int fn = c->function && *c->function;
+    if (c->file && *c->file && c->line > 0)
+        return snprintf(buf, len, "%s:%d%s%s", c->file, (int)c->line,
+                        fn ? " " : "", fn ? c->function : "");
+    if (fn)
+        return snprintf(buf, len, "%s (%s)", c->function, where);
+    return snprintf(buf, len, "%s", where);
+}
+
+const char *ompf_construct_name(const ompf_profile_t *p, uint32_t idx)
+{
+    const ompf_construct_t *c = ompf_construct_get(p, idx);
+    return c && c->name ? c->name : "?";
 }

@@ -304,15 +304,11 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The construct key (names.c: one format for every command). */
 static char *derive_name(const ompf_construct_t *c)
 {
     char buf[4096];
-    if (c->file && *c->file && c->line > 0)
-        snprintf(buf, sizeof buf, "%s:%d", c->file, (int)c->line);
-    else
-        snprintf(buf, sizeof buf, "%s+0x%llx",
-                 (c->module && *c->module) ? base_name(c->module) : "?",
-                 (unsigned long long)c->offset);
+    ompf_construct_format(c, buf, sizeof buf);
     return ompf__strdup(buf);
 }
 

@@ -1,144 +1,140 @@
-/* Lazy file:line resolution of constructs with addr2line (binutils), one
- * process per module for all its unresolved constructs. */
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
+/* In-process file:line and function resolution of constructs with
+ * elfutils' libdw: one Dwfl session per module for all its unresolved
+ * constructs, no child process.  See ompf_resolve_constructs in
+ * include/ompfuse/file.h and the construct key in docs/format.md. */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ompfuse/file.h"
 
-extern char **environ;
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
 
-#define BATCH 512
-
-/* Runs addr2line with argv and returns its whole stdout (NUL-terminated),
- * or NULL when it cannot be run. */
-static char *run_capture(char *const argv[])
+/* The hex build-id of mod, or "" when it has none. */
+static void build_id_hex(Dwfl_Module *mod, char *buf, size_t len)
 {
-    int pfd[2];
-    if (pipe(pfd))
-        return NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, pfd[0]);
-    posix_spawn_file_actions_addclose(&fa, pfd[1]);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pfd[1]);
-    if (rc) {
-        close(pfd[0]);
-        return NULL;
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int n = dwfl_module_build_id(mod, &bits, &vaddr);
+    buf[0] = 0;
+    for (int i = 0; i > -1 && i < n && (size_t)(2 * i + 2) < len; i++)
+        snprintf(buf + 2 * i, 3, "%02x", bits[i]);
+}
+
+/* The tool records offsets from the module's load base (dladdr's
+ * dli_fbase: the page of the first loadable segment), so the ELF address
+ * is offset + that page's vaddr (0 for shared objects and PIEs). */
+static GElf_Addr first_load_page(Elf *elf)
+{
+    size_t n;
+    if (!elf || elf_getphdrnum(elf, &n))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+            return ph.p_vaddr & ~(GElf_Addr)0xfff;
     }
-    size_t len = 0, cap = 4096;
-    char *out = malloc(cap);
-    for (;;) {
-        if (out && len + 1 >= cap) {
-            char *o = realloc(out, cap * 2);
-            if (!o) {
-                free(out);
-                out = NULL;
-            } else {
-                out = o;
-                cap *= 2;
-            }
-        }
-        char sink[4096];
-        char *dst = out ? out + len : sink;
-        size_t room = out ? cap - len - 1 : sizeof sink;
-        ssize_t n = read(pfd[0], dst, room);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (out)
-            len += (size_t)n;
-    }
-    close(pfd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    return 0;
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+    Dwarf_Attribute a;
+    if (dwarf_attr_integrate(d, DW_AT_name, &a))
+        return dwarf_formstring(&a);
+    return NULL;
+}
+
+/* The compilation unit holding addr.  clang writes no .debug_aranges,
+ * which dwfl_module_addrdie needs in this elfutils: then the CUs' own
+ * address ranges are searched. */
+static int cu_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out,
+                 Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+    while (!cu && (cu = dwfl_module_nextcu(mod, cu, bias)) &&
+           dwarf_haspc(cu, addr - *bias) != 1)
         ;
-    if (!out)
-        return NULL;
-    out[len] = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    if (cu)
+        *out = *cu;
+    return cu != NULL;
 }
 
-static char *next_line(char **s)
+/* The innermost function (inlined or not) around addr in cu (NULL: no
+ * DWARF): from DWARF, else from the symbol table. */
+static const char *function_at(Dwfl_Module *mod, Dwarf_Die *cu,
+                               Dwarf_Addr bias, Dwarf_Addr addr)
 {
-    if (!*s || !**s)
-        return NULL;
-    char *l = *s, *nl = strchr(l, '\n');
-    if (nl) {
-        *nl = 0;
-        *s = nl + 1;
-    } else {
-        *s = l + strlen(l);
+    const char *name = NULL;
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+    for (int i = 0; i < n && !name; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            name = die_name(&scopes[i]);
     }
-    return l;
+    free(scopes);
+    return name ? name : dwfl_module_addrname(mod, addr);
 }
 
-/* Resolves constructs idx[0..n) of one module; returns how many. */
-static int resolve_batch(ompf_profile_t *p, const char *module, const uint32_t *idx, size_t n)
+/* Resolves constructs idx[0..n) of one module; returns how many got a
+ * line or a function, or a negative error code. */
+static int resolve_module(ompf_profile_t *p, const char *path,
+                          const uint32_t *idx, size_t n)
 {
-    char **argv = calloc(n + 6, sizeof *argv);
-    char (*addr)[24] = calloc(n, sizeof *addr);
-    if (!argv || !addr) {
-        free(argv);
-        free(addr);
-        return OMPF_ENOMEM;
-    }
-    size_t a = 0;
-    argv[a++] = "addr2line";
-    argv[a++] = "-e";
-    argv[a++] = (char *)module;
-    argv[a++] = "-f";
-    argv[a++] = "-C";
-    for (size_t i = 0; i < n; i++) {
-        uint64_t off = ompf_construct_get(p, idx[i])->offset;
-        snprintf(addr[i], sizeof addr[i], "0x%llx", (unsigned long long)(off ? off - 1 : 0));
-        argv[a++] = addr[i];
-    }
-    char *out = run_capture(argv);
-    free(argv);
-    free(addr);
-    if (!out)
-        return 0; /* no addr2line or unreadable module: stay unresolved */
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    if (!dwfl)
+        return 0;
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
+    dwfl_report_end(dwfl, NULL, NULL);
     int done = 0;
-    char *s = out;
-    for (size_t i = 0; i < n; i++) {
-        char *fn = next_line(&s), *loc = next_line(&s);
-        if (!fn || !loc)
-            break;
-        char *d = strstr(loc, " (discriminator");
-        if (d)
-            *d = 0;
-        char *colon = strrchr(loc, ':');
-        if (!colon || !strncmp(loc, "??", 2))
-            continue;
-        *colon = 0;
-        long line = strtol(colon + 1, NULL, 10);
-        if (line <= 0)
-            continue;
-        int rc = ompf_construct_set_source(p, idx[i], loc, (int32_t)line,
-                                           strcmp(fn, "??") ? fn : NULL);
-        if (rc) {
-            free(out);
-            return rc;
-        }
-        done++;
+    GElf_Addr bias = 0;
+    Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+    if (!elf) {
+        dwfl_end(dwfl);
+        return 0; /* not an ELF file: stay unresolved */
     }
-    free(out);
+    char bid[256];
+    build_id_hex(mod, bid, sizeof bid);
+    GElf_Addr page = first_load_page(elf);
+    for (size_t i = 0; i < n && done >= 0; i++) {
+        const ompf_construct_t *c = ompf_construct_get(p, idx[i]);
+        /* another build of the program at that path: its lines would
+         * name other code */
+        if (c->build_id && *c->build_id && *bid && strcmp(c->build_id, bid))
+            continue;
+        /* a return address: the call is the byte before it */
+        Dwarf_Addr a = c->offset + page + bias - (c->offset ? 1 : 0);
+        Dwarf_Die cu;
+        Dwarf_Addr cbias = 0;
+        int have_cu = cu_at(mod, a, &cu, &cbias);
+        const char *fn = function_at(mod, have_cu ? &cu : NULL, cbias, a);
+        int line = 0;
+        const char *file = NULL;
+        Dwarf_Line *l = have_cu ? dwarf_getsrc_die(&cu, a - cbias) : NULL;
+        if (l && dwarf_lineno(l, &line) == 0)
+            file = dwarf_linesrc(l, NULL, NULL);
+        if (!file || line <= 0) {
+            file = NULL;
+            line = 0;
+        }
+        if (!file && !fn)
+            continue;
+        int rc = ompf_construct_set_source(p, idx[i], file, line, fn);
+        done = rc ? rc : done + 1;
+    }
+    dwfl_end(dwfl);
     return done;
 }
 
@@ -155,37 +151,27 @@ int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory while resolving constructs");
     }
     int total = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && total >= 0; i++) {
         const ompf_construct_t *c = ompf_construct_get(p, (uint32_t)i);
-        if (seen[i] || c->file || !c->module || !*c->module || access(c->module, R_OK)) {
+        if (seen[i] || c->file || c->function || !c->module || !*c->module ||
+            access(c->module, R_OK)) {
             seen[i] = 1;
             continue;
         }
-        /* Every unresolved construct of this module, in one batch. */
+        /* every unresolved construct of this module, in one session */
         size_t k = 0;
         for (size_t j = i; j < n; j++) {
             const ompf_construct_t *d = ompf_construct_get(p, (uint32_t)j);
-            if (!seen[j] && !d->file && d->module && !strcmp(d->module, c->module)) {
+            if (!seen[j] && !d->file && !d->function && d->module &&
+                !strcmp(d->module, c->module)) {
                 todo[k++] = (uint32_t)j;
                 seen[j] = 1;
             }
         }
         char *module = strdup(c->module); /* c may move when names change */
-        if (!module) {
-            total = OMPF_ENOMEM;
-            break;
-        }
-        for (size_t b = 0; b < k; b += BATCH) {
-            int rc = resolve_batch(p, module, todo + b, k - b < BATCH ? k - b : BATCH);
-            if (rc < 0) {
-                total = rc;
-                break;
-            }
-            total += rc;
-        }
+        int rc = module ? resolve_module(p, module, todo, k) : OMPF_ENOMEM;
         free(module);
-        if (total < 0)
-            break;
+        total = rc < 0 ? rc : total + rc;
     }
     free(todo);
     free(seen);

@@ -14,7 +14,8 @@ PKGS=(
   python3-numpy python3-scipy python3-pot      # independent oracles in tests (EMD, Spearman)
   python3-pandas                               # python/ompfuse (profiles as DataFrames); tests: CSV loads with pandas.read_csv
   chromium                                     # headless rendering test of the HTML report (eval_report_render)
-  binutils                                     # addr2line for file:line resolution
+  libdw-dev                                    # construct -> file:line / function (elfutils libdw)
+  binutils                                     # tests: objdump, addr2line as an oracle
   libopen-trace-format2-dev                    # ompfuse export --format otf2 (built when present)
   otf2-tools python3-otf2                      # tests: OTF2 exports read back by otf2-print and python3-otf2
 )

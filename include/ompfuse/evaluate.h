@@ -149,7 +149,7 @@ const char *ompf_eval_reference_notes(const ompf_eval_t *ev);
 
 /* Per construct result of one pair (per_type). */
 typedef struct ompf_eval_type_result {
-    const char *type;       /* ompf_construct_key of the type */
+    const char *type;       /* the construct key (ompf_construct_name) */
     double weight;          /* reference XUs of this type (pair's repeats) */
     double calibration;
     int calibration_floor;

@@ -104,11 +104,15 @@ void ompf_writer_abort(ompf_writer_t *w);
 
 /* ---- source resolution ---------------------------------------------------
  * Fills file, line and function of every construct that has none yet and
- * whose module exists on this machine, by running
- * `addr2line -e MODULE -f -C` on offset - 1 (the call's return address
- * minus one lies in the pragma's line).  Constructs addr2line cannot place
- * stay unresolved.  Returns how many constructs were resolved, or a
- * negative OMPF_E* code. */
+ * whose module exists on this machine with the build-id recorded, in
+ * process with libdw (libompfresolve), at offset - 1 (the call's return
+ * address minus one lies in the pragma's line).  The function is the
+ * innermost one (inlined or not) from DWARF, else from the symbol table;
+ * a construct whose line is unknown (0 at -O2) gets its function only.
+ * The construct's name, the key every command prints
+ * (ompf_construct_name), follows.  Returns how many constructs got a line
+ * or a function, or a negative OMPF_E* code.  Every command that prints
+ * construct names calls it after reading a profile. */
 int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err);
 
 /* ---- output files written atomically -------------------------------------

@@ -104,6 +104,14 @@ typedef enum ompf_event_status {
 const char *ompf_xu_kind_name(ompf_xu_kind_t k);
 int ompf_xu_kind_parse(const char *s);
 const char *ompf_construct_kind_name(ompf_construct_kind_t k);
+/* The construct key, one name per construct in every output (docs/
+ * format.md): "FILE:LINE FUNCTION" (or "FILE:LINE") when the line is
+ * known, "FUNCTION (MODULE+0xOFFSET)" when only the function is, else
+ * "MODULE+0xOFFSET" (MODULE: the module's base name).  Returns the length
+ * snprintf would write. */
+struct ompf_construct;
+int ompf_construct_format(const struct ompf_construct *c, char *buf,
+                          size_t len);
 int ompf_construct_kind_parse(const char *s);
 const char *ompf_event_status_name(ompf_event_status_t s);
 int ompf_event_status_parse(const char *s);
@@ -227,7 +235,13 @@ const ompf_construct_t *ompf_construct_get(const ompf_profile_t *p,
  * offset, or name when both module and build-id are empty).  Returns the
  * index or -1.  Used to match types across profiles. */
 int ompf_construct_find(const ompf_profile_t *p, const ompf_construct_t *key);
-/* Writes the cross-run identity string of a construct into buf. */
+/* The construct key of construct idx (its name: imported constructs keep
+ * the name they were imported with, the others follow
+ * ompf_construct_format as they are resolved); "?" when out of range.
+ * What every command prints for a construct. */
+const char *ompf_construct_name(const ompf_profile_t *p, uint32_t idx);
+/* Writes the cross-run identity string of a construct into buf (matching
+ * only: not for display). */
 int ompf_construct_key(const ompf_profile_t *p, uint32_t idx, char *buf,
                        size_t len);
 int ompf_construct_set_source(ompf_profile_t *p, uint32_t idx,

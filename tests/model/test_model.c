@@ -157,7 +157,7 @@ static void test_profile_basics(void **st)
     k.offset = 0x1235;
     assert_int_equal(ompf_construct_find(p, &k), -1);
     assert_int_equal(ompf_construct_set_source(p, 0, "src/y.c", 12, "main"), 0);
-    assert_string_equal(ompf_construct_get(p, 0)->name, "src/y.c:12");
+    assert_string_equal(ompf_construct_get(p, 0)->name, "src/y.c:12 main");
     /* events are fixed once XUs exist */
     ompf_event_t ev = {.name = "late"};
     assert_int_equal(ompf_event_add(p, &ev, NULL), OMPF_EINVAL);

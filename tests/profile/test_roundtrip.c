@@ -192,7 +192,7 @@ static void test_outfile(void **state)
     gen_rmdir(dir);
 }
 
-/* A function whose address this test resolves with addr2line. */
+/* A function whose address this test resolves (libdw). */
 __attribute__((noinline)) int ompf_test_marker(int x);
 __attribute__((noinline)) int ompf_test_marker(int x)
 {
