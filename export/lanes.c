@@ -7,6 +7,7 @@
 typedef struct span {
     uint64_t start, end;
     size_t xu;
+    int multi; /* ran in several parts */
 } span_t;
 
 static int span_cmp(const void *a, const void *b)
@@ -24,9 +25,10 @@ static uint64_t xu_end(const ompf_xu_t *x)
     return x->end_ns < x->start_ns ? x->start_ns : x->end_ns;
 }
 
-/* Spans grouped by key (thread or track), each group sorted. */
+/* Spans grouped by key (thread or track), each group sorted; starts from
+ * start[] when given, else start_ns. */
 static int group_spans(const ompf_profile_t *p, uint32_t ngroups, const uint32_t *key,
-                       size_t *first, span_t *sp)
+                       const uint64_t *start, size_t *first, span_t *sp)
 {
     size_t nxu = ompf_xu_count(p);
     for (size_t i = 0; i <= ngroups; i++)
@@ -41,7 +43,8 @@ static int group_spans(const ompf_profile_t *p, uint32_t ngroups, const uint32_t
     for (size_t i = 0; i < nxu; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
         uint32_t g = key ? key[i] : x->thread;
-        sp[first[g] + fill[g]++] = (span_t){x->start_ns, xu_end(x), i};
+        uint64_t st = start ? start[i] : x->start_ns;
+        sp[first[g] + fill[g]++] = (span_t){st, xu_end(x) < st ? st : xu_end(x), i, x->parts > 1};
     }
     free(fill);
     for (uint32_t g = 0; g < ngroups; g++)
@@ -49,28 +52,35 @@ static int group_spans(const ompf_profile_t *p, uint32_t ngroups, const uint32_t
     return 0;
 }
 
-/* Open spans of one lane: a stack of ends. */
+/* Open spans of one lane: a stack of ends (and whether each ran in parts). */
 typedef struct lane {
     uint64_t *end;
+    unsigned char *multi;
     size_t n, cap;
 } lane_t;
 
-static int lane_push(lane_t *l, uint64_t end)
+static int lane_push(lane_t *l, uint64_t end, int multi)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
         uint64_t *e = realloc(l->end, cap * sizeof *e);
-        if (!e)
+        if (e)
+            l->end = e;
+        unsigned char *m = e ? realloc(l->multi, cap) : NULL;
+        if (!m)
             return OMPF_ENOMEM;
-        l->end = e, l->cap = cap;
+        l->multi = m, l->cap = cap;
     }
+    l->multi[l->n] = (unsigned char)multi;
     l->end[l->n++] = end;
     return 0;
 }
 
-/* Lane of each span of one thread; *nl grows to the lanes used. */
-static int assign(const span_t *sp, size_t n, uint32_t *lane_of_xu, lane_t **lanes,
-                  uint32_t *nl, uint32_t *cap)
+/* Lane of each span of one thread; *nl grows to the lanes used.  A
+ * single-part span that starts inside a single-part one and ends after it
+ * (the boundary-read overlap, lanes.h) is drawn from that one's end. */
+static int assign(span_t *sp, size_t n, uint32_t *lane_of_xu, uint64_t *start,
+                  lane_t **lanes, uint32_t *nl, uint32_t *cap)
 {
     for (uint32_t k = 0; k < *nl; k++)
         (*lanes)[k].n = 0;
@@ -92,10 +102,16 @@ static int assign(const span_t *sp, size_t n, uint32_t *lane_of_xu, lane_t **lan
             lane_t *l = &(*lanes)[k];
             while (l->n && l->end[l->n - 1] <= sp[i].start)
                 l->n--;
+            if (k == 0 && l->n && !sp[i].multi && !l->multi[l->n - 1] &&
+                l->end[l->n - 1] < sp[i].end) {
+                sp[i].start = start[sp[i].xu] = l->end[l->n - 1];
+                while (l->n && l->end[l->n - 1] <= sp[i].start)
+                    l->n--;
+            }
             if (!l->n || l->end[l->n - 1] >= sp[i].end)
                 break; /* after the open spans, or inside the innermost */
         }
-        if (lane_push(&(*lanes)[k], sp[i].end))
+        if (lane_push(&(*lanes)[k], sp[i].end, sp[i].multi))
             return OMPF_ENOMEM;
         lane_of_xu[sp[i].xu] = k;
     }
@@ -117,17 +133,23 @@ int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
     span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
     uint32_t *lane = malloc((nxu ? nxu : 1) * sizeof *lane);
     uint32_t *nlanes = calloc(nth ? nth : 1, sizeof *nlanes);
+    l->start = malloc((nxu ? nxu : 1) * sizeof *l->start);
     lane_t *lanes = NULL;
     uint32_t cap = 0;
-    int rc = !first || !sp || !lane || !nlanes ? OMPF_ENOMEM : group_spans(p, nth, NULL, first, sp);
+    int rc = !first || !sp || !lane || !nlanes || !l->start
+                 ? OMPF_ENOMEM
+                 : group_spans(p, nth, NULL, NULL, first, sp);
+    for (size_t i = 0; i < nxu && !rc; i++)
+        l->start[i] = ompf_xu_get(p, i)->start_ns;
     for (uint32_t t = 0; t < nth && !rc; t++) {
         nlanes[t] = 0;
-        rc = assign(sp + first[t], first[t + 1] - first[t], lane, &lanes, &nlanes[t], &cap);
+        rc = assign(sp + first[t], first[t + 1] - first[t], lane, l->start, &lanes, &nlanes[t],
+                    &cap);
         if (!nlanes[t])
             nlanes[t] = 1;
     }
     for (uint32_t k = 0; k < cap; k++)
-        free(lanes[k].end);
+        free(lanes[k].end), free(lanes[k].multi);
     free(lanes);
     free(sp);
     free(first);
@@ -166,6 +188,7 @@ void ompf_lanes_free(ompf_lanes_t *l)
     free(l->track);
     free(l->thread_of);
     free(l->lane_of);
+    free(l->start);
     *l = (ompf_lanes_t){0};
 }
 
@@ -177,7 +200,8 @@ int ompf_track_order_build(const ompf_profile_t *p, const ompf_lanes_t *l,
     o->order = malloc((nxu ? nxu : 1) * sizeof *o->order);
     span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
     int rc = !o->first || !o->order || !sp ? OMPF_ENOMEM
-                                           : group_spans(p, l->ntracks, l->track, o->first, sp);
+                                           : group_spans(p, l->ntracks, l->track, l->start,
+                                                         o->first, sp);
     for (size_t i = 0; i < nxu && !rc; i++)
         o->order[i] = sp[i].xu;
     free(sp);

@@ -4,7 +4,14 @@
  * so their spans can overlap others without nesting.  A timeline format
  * needs properly nested slices per track, so each thread gets as many
  * lanes as needed: lane 0 is the thread's own track, an XU that would
- * overlap without nesting goes to the first lane where it nests. */
+ * overlap without nesting goes to the first lane where it nests.
+ *
+ * One overlap is not a conflict: when counters are read, an XU ends at the
+ * clock read after the boundary's counter read and the next XU on the
+ * thread starts at the one before it (docs/tool.md, "Every count inside
+ * its XU"), so consecutive single-part XUs overlap by the length of one
+ * read.  On a timeline the later one is drawn from the earlier one's end
+ * (start[] below); exports carry the recorded start beside it. */
 #ifndef OMPF_EXPORT_LANES_H
 #define OMPF_EXPORT_LANES_H
 
@@ -19,6 +26,9 @@ typedef struct ompf_lanes {
     uint32_t *track;    /* per XU: its track */
     uint32_t *thread_of;/* per track: its thread */
     uint32_t *lane_of;  /* per track: 0 for the thread's own, 1.. extra */
+    uint64_t *start;    /* per XU: where its span is drawn; start_ns, or the
+                           end of the single-part XU it follows when the two
+                           overlap by a boundary's read */
 } ompf_lanes_t;
 
 /* Tracks 0..nthreads-1 are the threads' lane 0; extra lanes follow. */
@@ -27,7 +37,8 @@ void ompf_lanes_free(ompf_lanes_t *l);
 /* Display name of a track: "thread 2 (tid 1234)", extra lanes say why. */
 void ompf_track_name(char *buf, size_t len, uint32_t thread, int32_t os_tid, uint32_t lane);
 
-/* XU spans of one track in time order (the enclosing before the enclosed):
+/* XU spans of one track in drawing order (by start[]; the enclosing
+ * before the enclosed):
  * the XU indices of track t are order[first[t] .. first[t + 1]). */
 typedef struct ompf_track_order {
     size_t *first; /* ntracks + 1 */

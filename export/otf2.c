@@ -48,7 +48,7 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
-enum { ATTR_XU = 0, ATTR_PARTS = 1, ATTR_LABEL = 2 };
+enum { ATTR_XU = 0, ATTR_PARTS = 1, ATTR_LABEL = 2, ATTR_START = 3 };
 /* write_defs runs three times with the same calls, so that string ids
  * agree: to count the strings, to write them, to write the rest. */
 enum { PASS_COUNT, PASS_STRINGS, PASS_DEFS };
@@ -133,16 +133,19 @@ static int write_track(const ompf_profile_t *p, const prof_t *pr, OTF2_EvtWriter
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, xu[i]);
+        uint64_t st = pr->lanes.start[xu[i]]; /* drawn start (lanes.h) */
         while (ns && !rc) {
             const ompf_xu_t *top = ompf_xu_get(p, stack[ns - 1]);
-            if ((top->end_ns < top->start_ns ? top->start_ns : top->end_ns) > x->start_ns)
+            if ((top->end_ns < top->start_ns ? top->start_ns : top->end_ns) > st)
                 break;
             rc = leave(w, p, pr, stack[--ns], count);
         }
         OTF2_AttributeList_AddUint64(al, ATTR_XU, x->id);
         OTF2_AttributeList_AddUint32(al, ATTR_PARTS, x->parts);
+        if (st != x->start_ns)
+            OTF2_AttributeList_AddUint64(al, ATTR_START, x->start_ns);
         OTF2_AttributeList_AddStringRef(al, ATTR_LABEL, label_base + (uint32_t)xu[i]);
-        if (!rc && OTF2_EvtWriter_Enter(w, al, x->start_ns, pr->reg0 + x->type) != OTF2_SUCCESS)
+        if (!rc && OTF2_EvtWriter_Enter(w, al, st, pr->reg0 + x->type) != OTF2_SUCCESS)
             rc = -1;
         ++*count;
         stack[ns++] = xu[i];
@@ -240,6 +243,11 @@ static void write_defs(ctx_t *c, uint64_t trace_end)
     W(OTF2_GlobalDefWriter_WriteAttribute(c->g, ATTR_PARTS, a_parts, a_partsd, OTF2_TYPE_UINT32));
     W(OTF2_GlobalDefWriter_WriteAttribute(c->g, ATTR_LABEL, a_label, a_labeld,
                                           OTF2_TYPE_STRING));
+    uint32_t a_start = S(c, "start_ns"),
+             a_startd = S(c, "recorded start, when the Enter is at the previous XU's end "
+                             "(the XU began inside that XU's closing counter read)");
+    W(OTF2_GlobalDefWriter_WriteAttribute(c->g, ATTR_START, a_start, a_startd,
+                                          OTF2_TYPE_UINT64));
     uint32_t root_name = S(c, "ompfuse export"), root_class = S(c, "export");
     W(OTF2_GlobalDefWriter_WriteSystemTreeNode(c->g, 0, root_name, root_class,
                                                OTF2_UNDEFINED_SYSTEM_TREE_NODE));

@@ -112,13 +112,14 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
             free_keys(keys);
             return ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
         }
-        uint64_t dur = x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0;
+        uint64_t ts = l->start[i]; /* drawn start (lanes.h) */
+        uint64_t dur = x->end_ns > ts ? x->end_ns - ts : 0;
         fputs(",\n{\"ph\":\"X\",\"pid\":", f);
         ompf_jw_u64(f, pid);
         fputs(",\"tid\":", f);
         ompf_jw_u64(f, l->track[i] + 1);
         fputs(",\"ts\":", f);
-        ompf_jw_us(f, x->start_ns);
+        ompf_jw_us(f, ts);
         fputs(",\"dur\":", f);
         ompf_jw_us(f, dur);
         fprintf(f, ",\"cat\":\"%s\",\"name\":", ompf_xu_kind_name(x->kind));
@@ -129,6 +130,12 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
         ompf_jw_str(f, c ? c->name : NULL);
         fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"parts\":%u,\"cpu\":%d,\"team_thread\":%u",
                 ompf_xu_kind_name(x->kind), x->thread, x->parts, x->cpu, x->team_thread);
+        if (ts != x->start_ns) {
+            /* drawn from the previous XU's end: it began inside that XU's
+               closing counter read (lanes.h) */
+            fputs(",\"start_ns\":", f);
+            ompf_jw_u64(f, x->start_ns);
+        }
         if (x->parts > 1)
             /* the format keeps a part count, not each part's times */
             fputs(",\"parts_note\":\"ran in several parts (suspended and resumed); the profile "

@@ -134,6 +134,31 @@ def compare_xus(what, got, ref, doc, keys, double=None):
                                                         r["values"]))
 
 
+def drawn_starts(got, what):
+    """A timeline draws an XU that began inside the previous XU's closing
+    counter read from that XU's end, and carries its recorded start as
+    start_ns (export/lanes.h).  got[xu]: 'start' drawn, 'rec' recorded or
+    None.  Checks each such start against an XU end on the same thread and
+    puts the recorded start back for the comparison with the profile."""
+    ends = {}
+    for s in got.values():
+        ends.setdefault(s["thread"], set()).add(s["end"])
+    moved = 0
+    for xu, s in got.items():
+        rec = s.pop("rec")
+        if rec is None:
+            continue
+        moved += 1
+        if not (rec < s["start"] and s["start"] in ends[s["thread"]] and s["parts"] == 1):
+            fail("%s XU %d: drawn from %d, recorded %d, not at a single-part XU's end"
+                 % (what, xu, s["start"], rec))
+        s["start"] = rec
+    if kind == "chunks" and moved < len(got) // 2:
+        fail("%s: only %d of %d consecutive chunks drawn from the previous end"
+             % (what, moved, len(got)))
+    return moved
+
+
 # ---- OTF2 ---------------------------------------------------------------
 def check_otf2():
     import otf2
@@ -181,11 +206,12 @@ def check_otf2():
                 thread = int(re.match(r"thread (\d+) ", loc.name).group(1))
                 seen[xu] = dict(type=region, thread=thread, start=t0, end=ev.time,
                                 values=[vals.get(e) for e in events], parts=a["parts"],
-                                label=a["label"])
+                                label=a["label"], rec=a.get("start_ns"))
                 tracks.setdefault(loc.name, []).append((t0, ev.time, xu))
     for l, s in open_.items():
         if s:
             fail("%s: %d XUs never left" % (l, len(s)))
+    drawn_starts(seen, "OTF2")
     compare_xus("OTF2", seen, ref, doc, ("type", "thread", "start", "end", "label"), double)
     for l, spans in tracks.items():
         laminar(spans, "OTF2 location " + l)
@@ -232,8 +258,10 @@ def check_perfetto():
         slices[xu] = dict(type=e["name"], thread=int(m.group(1)), start=start, end=end,
                           kind=e["cat"], label=e["args"]["label"],
                           values=[e["args"].get(ev) for ev in events],
-                          parts=e["args"]["parts"], lane=int(m.group(3) or 0))
+                          parts=e["args"]["parts"], lane=int(m.group(3) or 0),
+                          rec=e["args"].get("start_ns"))
         tracks.setdefault(e["tid"], []).append((start, end, xu))
+    drawn_starts(slices, "Perfetto")
     compare_xus("Perfetto", slices, ref, doc,
                 ("type", "thread", "start", "end", "kind", "label"))
     for tid, spans in tracks.items():
@@ -252,6 +280,8 @@ def check_perfetto():
                          % (s["label"], lane, t, lower))
     check_counters(path, events, ref)
     multi = sum(1 for s in slices.values() if s["lane"])
+    if multi and all(s["parts"] == 1 for s in slices.values()):
+        fail("%d single-part XUs on extra lanes" % multi)
     print("perfetto %s: %d slices on %d tracks (%d on extra lanes)" % (kind, len(slices),
                                                                    len(tracks), multi))
 
