@@ -1,0 +1,514 @@
+/*
+ * Groups: XUs keyed by the chosen dimensions (hash table), their
+ * statistics per column, the gap rows that make shares add up to 100 %,
+ * the sort and the top N.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+#define NOMEM(err) ompf_error_set(err, OMPF_ENOMEM, "out of memory")
+
+uint32_t aancestor_at(const ompf_profile_t *p, uint32_t node, uint32_t depth)
+{
+    uint32_t d = ompf_label_depth(p, node);
+    while (d > depth) {
+        node = ompf_label_parent(p, node);
+        d--;
+    }
+    return node;
+}
+
+static int64_t dim_value(const ompf_aresult_t *r, const ompf_xu_t *x, int d)
+{
+    switch (d) {
+    case ADIM_CONSTRUCT: return x->type;
+    case ADIM_THREAD: return x->thread;
+    case ADIM_CORE: return x->core;
+    case ADIM_NUMA: return x->numa;
+    case ADIM_KIND: return x->kind;
+    default: /* subtree: XUs above the depth form groups of their own */
+        return aancestor_at(r->p, x->label, r->depth);
+    }
+}
+
+static uint64_t key_hash(const int64_t *k, int n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint64_t)k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+    }
+    return h ^ (h >> 31);
+}
+
+static const ompf_aresult_t *sort_r;
+static int key_cmp(const void *a, const void *b)
+{
+    const agroup_t *x = a, *y = b;
+    for (int d = 0; d < sort_r->ndims; d++) {
+        int dim = sort_r->dims[d];
+        if (x->key[dim] != y->key[dim]) {
+            if (dim == ADIM_SUBTREE)
+                return ompf_label_compare(sort_r->p, (uint32_t)x->key[dim], sort_r->p,
+                                          (uint32_t)y->key[dim]);
+            return x->key[dim] < y->key[dim] ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+static int group_name(const ompf_aresult_t *r, agroup_t *g)
+{
+    char buf[4096];
+    size_t len = 0;
+    for (int d = 0; d < r->ndims && len < sizeof buf; d++) {
+        int dim = r->dims[d];
+        int64_t v = g->key[dim];
+        const char *sep = d ? " " : "";
+        size_t room = sizeof buf - len;
+        switch (dim) {
+        case ADIM_CONSTRUCT:
+            len += (size_t)snprintf(buf + len, room, "%s%s", sep,
+                                    ares_construct_name(r->p, (uint32_t)v));
+            break;
+        case ADIM_KIND:
+            len += (size_t)snprintf(buf + len, room, "%s%s", sep,
+                                    ompf_xu_kind_name((ompf_xu_kind_t)v));
+            break;
+        case ADIM_SUBTREE:
+            len += (size_t)snprintf(buf + len, room, "%s", sep);
+            if (len < sizeof buf)
+                len += ompf_label_format(r->p, (uint32_t)v, buf + len, sizeof buf - len);
+            break;
+        default:
+            if (v < 0)
+                len += (size_t)snprintf(buf + len, room, "%s%s ?", sep, adim_names[dim]);
+            else
+                len += (size_t)snprintf(buf + len, room, "%s%s %lld", sep, adim_names[dim],
+                                        (long long)v);
+        }
+    }
+    g->name = strdup(len ? buf : "all");
+    return g->name ? 0 : OMPF_ENOMEM;
+}
+
+static int group_alloc(agroup_t *g, size_t ncols)
+{
+    g->st = calloc(ncols, sizeof *g->st);
+    g->share = malloc(ncols * sizeof *g->share);
+    g->ratio = malloc(ncols * sizeof *g->ratio);
+    g->excl_sum = calloc(ncols, sizeof *g->excl_sum);
+    g->excl_n = calloc(ncols, sizeof *g->excl_n);
+    if (!g->st || !g->share || !g->ratio || !g->excl_sum || !g->excl_n)
+        return OMPF_ENOMEM;
+    for (size_t c = 0; c < ncols; c++)
+        g->share[c] = g->ratio[c] = NAN;
+    return 0;
+}
+
+/* Keys every selected XU; groups come out in key order, gid[s] is the
+ * group of r->sel[s]. */
+static int key_xus(ompf_aresult_t *r, uint32_t *gid, size_t *ngroups)
+{
+    size_t cap = 64, ng = 0, tsize = 128;
+    agroup_t *g = calloc(cap, sizeof *g);
+    uint32_t *table = malloc(tsize * sizeof *table);
+    if (!g || !table)
+        goto nomem;
+    memset(table, 0xff, tsize * sizeof *table);
+    int64_t key[ADIM_COUNT] = {0}, k[ADIM_COUNT];
+    for (size_t s = 0; s < r->nsel; s++) {
+        const ompf_xu_t *x = ompf_xu_get(r->p, r->sel[s]);
+        for (int d = 0; d < r->ndims; d++)
+            k[d] = key[r->dims[d]] = dim_value(r, x, r->dims[d]);
+        size_t h = (size_t)key_hash(k, r->ndims) & (tsize - 1);
+        for (;;) {
+            uint32_t gi = table[h];
+            if (gi == UINT32_MAX)
+                break;
+            int same = 1;
+            for (int d = 0; d < r->ndims && same; d++)
+                same = g[gi].key[r->dims[d]] == key[r->dims[d]];
+            if (same)
+                break;
+            h = (h + 1) & (tsize - 1);
+        }
+        if (table[h] == UINT32_MAX) {
+            if (ng == cap) {
+                agroup_t *ng2 = realloc(g, 2 * cap * sizeof *g);
+                if (!ng2)
+                    goto nomem;
+                g = ng2;
+                memset(g + cap, 0, cap * sizeof *g);
+                cap *= 2;
+            }
+            memcpy(g[ng].key, key, sizeof key);
+            table[h] = (uint32_t)ng++;
+            if (2 * ng > tsize) { /* grow and rehash */
+                size_t nt = 4 * tsize;
+                uint32_t *t2 = malloc(nt * sizeof *t2);
+                if (!t2)
+                    goto nomem;
+                memset(t2, 0xff, nt * sizeof *t2);
+                for (uint32_t gi = 0; gi < ng; gi++) {
+                    for (int d = 0; d < r->ndims; d++)
+                        k[d] = g[gi].key[r->dims[d]];
+                    size_t h2 = (size_t)key_hash(k, r->ndims) & (nt - 1);
+                    while (t2[h2] != UINT32_MAX)
+                        h2 = (h2 + 1) & (nt - 1);
+                    t2[h2] = gi;
+                }
+                free(table);
+                table = t2;
+                tsize = nt;
+                for (int d = 0; d < r->ndims; d++)
+                    k[d] = key[r->dims[d]];
+                h = (size_t)key_hash(k, r->ndims) & (tsize - 1);
+                while (table[h] != (uint32_t)(ng - 1))
+                    h = (h + 1) & (tsize - 1);
+            }
+        }
+        gid[s] = table[h];
+    }
+    free(table);
+    /* key order: sort, then renumber */
+    for (size_t i = 0; i < ng; i++)
+        g[i].xus = i; /* old index, temporarily */
+    sort_r = r;
+    qsort(g, ng, sizeof *g, key_cmp);
+    uint32_t *renum = malloc((ng + 1) * sizeof *renum);
+    if (!renum) {
+        free(g);
+        return OMPF_ENOMEM;
+    }
+    for (size_t i = 0; i < ng; i++) {
+        renum[g[i].xus] = (uint32_t)i;
+        g[i].xus = 0;
+    }
+    for (size_t s = 0; s < r->nsel; s++)
+        gid[s] = renum[gid[s]];
+    free(renum);
+    r->groups = g;
+    *ngroups = ng;
+    return 0;
+nomem:
+    free(g);
+    free(table);
+    return OMPF_ENOMEM;
+}
+
+static double var_value(const ompf_profile_t *p, size_t i, uint32_t v, size_t nev)
+{
+    const ompf_xu_t *x = ompf_xu_get(p, i);
+    if (v == AV_DURATION(nev))
+        return (double)(x->end_ns - x->start_ns);
+    if (v == AV_ITERATIONS(nev))
+        return (double)x->iter_count;
+    double d = ompf_xu_values_const(p, i)[v];
+    return ompf_is_missing(d) ? NAN : d;
+}
+
+/* Statistics of one group over its XUs idx[0..n). */
+static void group_stats(ompf_aresult_t *r, agroup_t *g, const uint32_t *idx, size_t n,
+                        double *scratch, double *acc)
+{
+    size_t nev = ompf_event_count(r->p);
+    int sub = -1;
+    for (int d = 0; d < r->ndims; d++)
+        if (r->dims[d] == ADIM_SUBTREE)
+            sub = 1;
+    g->xus = n;
+    if (sub > 0)
+        for (size_t k = 0; k < n; k++)
+            g->excl_xus += ompf_xu_get(r->p, idx[k])->label == (uint32_t)g->key[ADIM_SUBTREE];
+    for (size_t c = 0; c < r->ncols; c++) {
+        astats_t *st = &g->st[c];
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            double v;
+            int s = ares_value(r, c, idx[k], &v);
+            if (s == AEV_OK)
+                scratch[m++] = v;
+            else if (s == AEV_MISSING)
+                st->missing++;
+            else
+                st->zero_den++;
+            if (sub > 0 && s == AEV_OK &&
+                ompf_xu_get(r->p, idx[k])->label == (uint32_t)g->key[ADIM_SUBTREE]) {
+                g->excl_sum[c] += v;
+                g->excl_n[c]++;
+            }
+        }
+        astats_compute(scratch, m, st);
+        if (r->cols[c].kind != ACOL_METRIC) {
+            g->share[c] = r->total[c] != 0 && m ? st->sum / r->total[c] : NAN;
+            continue;
+        }
+        /* ratio of sums: the expression on the sums over XUs with every input */
+        const aexpr_t *e = &r->cols[c].expr;
+        memset(acc, 0, (nev + 2) * sizeof *acc);
+        size_t used = 0;
+        for (size_t k = 0; k < n; k++) {
+            int all = 1;
+            for (int v = 0; v < e->n_vars && all; v++)
+                all = !isnan(var_value(r->p, idx[k], e->vars[v], nev));
+            if (!all)
+                continue;
+            used++;
+            for (int v = 0; v < e->n_vars; v++)
+                acc[e->vars[v]] += var_value(r->p, idx[k], e->vars[v], nev);
+        }
+        double q;
+        if (used && aexpr_eval(e, acc, &q) == AEV_OK)
+            g->ratio[c] = q;
+    }
+}
+
+/* Σ over all XUs plus the threads' gaps, per column; gap rows. */
+static int totals_and_gaps(const ompf_analysis_t *a, ompf_aresult_t *r, size_t *ng)
+{
+    size_t nev = ompf_event_count(r->p), n = ompf_xu_count(r->p);
+    size_t nth = ompf_thread_count(r->p);
+    r->total = calloc(r->ncols, sizeof *r->total);
+    r->gap_missing = calloc(r->ncols, sizeof *r->gap_missing);
+    double *gapsum = calloc(r->ncols, sizeof *gapsum);
+    double *thdur = calloc(r->nthreads + 1, sizeof *thdur);
+    if (!r->total || !r->gap_missing || !gapsum || !thdur) {
+        free(gapsum);
+        free(thdur);
+        return OMPF_ENOMEM;
+    }
+    double dur_all = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ompf_xu_t *x = ompf_xu_get(r->p, i);
+        const double *v = ompf_xu_values_const(r->p, i);
+        double d = (double)(x->end_ns - x->start_ns);
+        dur_all += d;
+        if (x->thread < r->nthreads)
+            thdur[x->thread] += d;
+        for (size_t e = 0; e < nev; e++)
+            if (!ompf_is_missing(v[e]))
+                r->total[1 + e] += v[e];
+    }
+    r->total[0] = dur_all > r->thread_time ? dur_all : r->thread_time;
+    gapsum[0] = r->total[0] - dur_all;
+    for (size_t t = 0; t < nth; t++) {
+        const ompf_thread_t *th = ompf_thread_get_const(r->p, (uint32_t)t);
+        for (size_t e = 0; e < nev; e++) {
+            if (ompf_is_missing(th->gap[e]))
+                r->gap_missing[1 + e]++;
+            else
+                gapsum[1 + e] += th->gap[e];
+        }
+    }
+    for (size_t e = 0; e < nev; e++)
+        r->total[1 + e] += gapsum[1 + e];
+    if (!nth)
+        for (size_t e = 0; e < nev; e++)
+            r->gap_missing[1 + e] = r->nthreads; /* no thread table: gap unknown */
+    int rc = 0;
+    if (!a->nwhere) { /* a filtered view has no meaningful gap */
+        int per_thread = r->ndims == 1 && r->dims[0] == ADIM_THREAD && nth;
+        size_t rows = per_thread ? nth : 1;
+        agroup_t *g = realloc(r->groups, (*ng + rows) * sizeof *g);
+        if (!g)
+            rc = OMPF_ENOMEM;
+        else
+            r->groups = g;
+        for (size_t k = 0; k < rows && !rc; k++) {
+            agroup_t *gr = &r->groups[(*ng)++];
+            memset(gr, 0, sizeof *gr);
+            gr->gap = 1;
+            gr->key[ADIM_THREAD] = (int64_t)k;
+            char name[64];
+            if (per_thread)
+                snprintf(name, sizeof name, "[gap] thread %zu", k);
+            else
+                snprintf(name, sizeof name, "[gap]");
+            if (group_alloc(gr, r->ncols) || !(gr->name = strdup(name))) {
+                rc = OMPF_ENOMEM;
+                break;
+            }
+            for (size_t c = 0; c < 1 + nev; c++) {
+                astats_t *st = &gr->st[c];
+                st->mean = st->median = st->p5 = st->p95 = st->cv = NAN;
+                double v;
+                if (c == 0)
+                    v = per_thread ? (double)(r->t1 - r->t0) - thdur[k] : gapsum[0];
+                else if (per_thread) {
+                    v = ompf_thread_get_const(r->p, (uint32_t)k)->gap[c - 1];
+                    if (ompf_is_missing(v)) {
+                        st->missing = 1;
+                        st->sum = NAN;
+                        continue;
+                    }
+                } else {
+                    v = gapsum[c];
+                    st->missing = r->gap_missing[c];
+                    if (nth && r->gap_missing[c] == nth) {
+                        st->sum = NAN;
+                        continue;
+                    }
+                    if (!nth) {
+                        st->sum = NAN;
+                        continue;
+                    }
+                }
+                st->n = per_thread ? 1 : (c == 0 ? r->nthreads : nth - r->gap_missing[c]);
+                st->sum = v;
+                gr->share[c] = r->total[c] != 0 ? v / r->total[c] : NAN;
+            }
+            for (size_t c = 1 + nev; c < r->ncols; c++) {
+                astats_t *st = &gr->st[c];
+                st->sum = st->mean = st->median = st->p5 = st->p95 = st->cv = NAN;
+            }
+        }
+    }
+    free(gapsum);
+    free(thdur);
+    return rc;
+}
+
+static int sort_desc = 1, sort_col;
+static int group_cmp(const void *a, const void *b)
+{
+    const agroup_t *x = a, *y = b;
+    double u, v;
+    if (sort_col == -2) /* xus */
+        u = (double)x->xus, v = (double)y->xus;
+    else if (sort_col == -3) /* name */
+        return sort_desc * -strcmp(x->name, y->name);
+    else if (sort_r->cols[sort_col].kind == ACOL_METRIC)
+        u = x->ratio[sort_col], v = y->ratio[sort_col];
+    else
+        u = x->st[sort_col].sum, v = y->st[sort_col].sum;
+    if (isnan(u) || isnan(v)) /* missing last */
+        return isnan(u) - isnan(v);
+    return u == v ? 0 : ((u < v) == (sort_desc > 0) ? 1 : -1);
+}
+
+static int sort_groups(const ompf_analysis_t *a, ompf_aresult_t *r, size_t ng,
+                       ompf_error_t *err)
+{
+    char col[512];
+    snprintf(col, sizeof col, "%s", a->sort ? a->sort : "duration_ns");
+    sort_desc = 1;
+    size_t l = strlen(col);
+    if (l > 4 && !strcmp(col + l - 4, ":asc")) {
+        col[l - 4] = 0;
+        sort_desc = -1;
+    }
+    if (!strcmp(col, "xus"))
+        sort_col = -2;
+    else if (!strcmp(col, "name"))
+        sort_col = -3;
+    else if ((sort_col = ares_find_col(r, col)) < 0)
+        return ompf_error_set(err, OMPF_EUSAGE,
+                              "--sort '%s', position 1: no column '%s' in %s (xus, name, "
+                              "duration_ns, an event or a metric)",
+                              a->sort, col, r->name);
+    r->sort_col = sort_col;
+    sort_r = r;
+    qsort(r->groups, ng, sizeof *r->groups, group_cmp);
+    return 0;
+}
+
+int agroups_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err)
+{
+    size_t nev = ompf_event_count(r->p), ng = 0;
+    uint32_t *gid = malloc((r->nsel + 1) * sizeof *gid);
+    if (!gid || key_xus(r, gid, &ng)) {
+        free(gid);
+        return NOMEM(err);
+    }
+    r->ngroups = ng;
+    size_t *start = calloc(ng + 2, sizeof *start);
+    uint32_t *order = malloc((r->nsel + 1) * sizeof *order);
+    double *acc = malloc((nev + 2) * sizeof *acc);
+    int rc = (!start || !order || !acc) ? OMPF_ENOMEM : 0;
+    size_t biggest = 0;
+    if (!rc) { /* counting sort of the selected XUs by group */
+        for (size_t s = 0; s < r->nsel; s++)
+            start[gid[s] + 1]++;
+        for (size_t g = 0; g < ng; g++) {
+            if (start[g + 1] > biggest)
+                biggest = start[g + 1];
+            start[g + 1] += start[g];
+        }
+        size_t *fill = calloc(ng + 1, sizeof *fill);
+        if (!fill)
+            rc = OMPF_ENOMEM;
+        for (size_t s = 0; s < r->nsel && !rc; s++)
+            order[start[gid[s]] + fill[gid[s]]++] = r->sel[s];
+        free(fill);
+    }
+    free(gid);
+    double *scratch = rc ? NULL : malloc((biggest + 1) * sizeof *scratch);
+    if (!rc && !scratch)
+        rc = OMPF_ENOMEM;
+    if (!rc)
+        rc = totals_and_gaps(a, r, &r->ngroups);
+    for (size_t g = 0; g < ng && !rc; g++) {
+        agroup_t *gr = &r->groups[g];
+        if (group_alloc(gr, r->ncols) || group_name(r, gr))
+            rc = OMPF_ENOMEM;
+        else
+            group_stats(r, gr, order + start[g], start[g + 1] - start[g], scratch, acc);
+    }
+    free(start);
+    free(order);
+    free(acc);
+    free(scratch);
+    if (rc)
+        return NOMEM(err);
+    return sort_groups(a, r, ng, err);
+}
+
+static const double *top_vals;
+static int top_cmp(const void *a, const void *b)
+{
+    double u = top_vals[*(const uint32_t *)a], v = top_vals[*(const uint32_t *)b];
+    if (u != v)
+        return u < v ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+int atop_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err)
+{
+    if (!a->top_n)
+        return 0;
+    int c = 0;
+    const char *name = a->top_col ? a->top_col : NULL;
+    if (name) {
+        if ((c = ares_find_col(r, name)) < 0)
+            return ompf_error_set(err, OMPF_EUSAGE,
+                                  "--top-by '%s', position 1: no such column in %s (duration_ns, "
+                                  "an event or a metric)",
+                                  name, r->name);
+    } else if (r->sort_col >= 0)
+        c = r->sort_col;
+    r->top_col = c;
+    size_t n = ompf_xu_count(r->p), m = 0;
+    double *vals = malloc((n + 1) * sizeof *vals);
+    r->top = malloc((r->nsel + 1) * sizeof *r->top);
+    if (!vals || !r->top) {
+        free(vals);
+        return NOMEM(err);
+    }
+    for (size_t s = 0; s < r->nsel; s++) {
+        double v;
+        if (ares_value(r, (size_t)c, r->sel[s], &v) == AEV_OK) {
+            vals[r->sel[s]] = v;
+            r->top[m++] = r->sel[s];
+        }
+    }
+    top_vals = vals;
+    qsort(r->top, m, sizeof *r->top, top_cmp);
+    r->ntop = m < a->top_n ? m : a->top_n;
+    free(vals);
+    return 0;
+}
