@@ -14,7 +14,7 @@ void afmt(char *buf, size_t len, double v)
 {
     if (isnan(v))
         snprintf(buf, len, "-");
-    else if (v == floor(v) && fabs(v) < 1e15)
+    else if ((v == floor(v) && fabs(v) < 1e15) || (fabs(v) >= 1e4 && fabs(v) < 1e15))
         snprintf(buf, len, "%.0f", v);
     else
         snprintf(buf, len, "%.4g", v);
