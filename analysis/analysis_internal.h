@@ -102,8 +102,6 @@ typedef struct acol {
     uint32_t event;
     aexpr_t expr;
     char *defn, *origin; /* metrics: "NAME=EXPR" and where it came from */
-    double *val;   /* metrics: per XU value (NaN unless status OK) */
-    unsigned char *status; /* metrics: per XU AEV_* */
 } acol_t;
 
 typedef struct agroup {
@@ -147,6 +145,8 @@ struct ompf_aresult {
 
 /* Value of column c for XU i; AEV_* status. */
 int ares_value(const ompf_aresult_t *r, size_t c, size_t i, double *v);
+/* An XU's expression variables: its event values, duration, iterations. */
+void ares_vars(const ompf_profile_t *p, const ompf_xu_t *x, const double *row, double *vars);
 /* Finds a column by name (events also by short name); -1 if none. */
 int ares_find_col(const ompf_aresult_t *r, const char *name);
 /* "construct" display name of XU i's construct (file:line or name). */

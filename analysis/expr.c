@@ -305,7 +305,7 @@ void aexpr_free(aexpr_t *e)
 int aexpr_eval(const aexpr_t *e, const double *vars, double *out)
 {
     for (int j = 0; j < e->n_vars; j++)
-        if (ompf_is_missing(vars[e->vars[j]]) || isnan(vars[e->vars[j]]))
+        if (isnan(vars[e->vars[j]])) /* the missing value is a NaN */
             return AEV_MISSING;
     double st[64], *stack = e->depth <= 64 ? st : malloc((size_t)e->depth * sizeof *stack);
     if (!stack)

@@ -201,71 +201,106 @@ nomem:
     return OMPF_ENOMEM;
 }
 
-static double var_value(const ompf_profile_t *p, size_t i, uint32_t v, size_t nev)
+/* Statistics of one group over its XUs idx[0..n).  The XUs are visited
+ * in row order once per batch of columns (not once per column): the
+ * selection is in group order, so rows are far apart in memory and each
+ * visit is a cache miss.  block holds cap values: a batch's columns,
+ * n values each. */
+/* Statistics of every group, column by column in batches.  The selected
+ * XUs are read in their order in the profile and their values scattered
+ * into per-group runs of a block (group g's run of column j starts at
+ * start[g]): reading them group by group instead would make every row
+ * read a cache miss.  The batch is as many columns as fit in 16 MiB. */
+static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const size_t *start)
 {
-    const ompf_xu_t *x = ompf_xu_get(p, i);
-    if (v == AV_DURATION(nev))
-        return (double)(x->end_ns - x->start_ns);
-    if (v == AV_ITERATIONS(nev))
-        return (double)x->iter_count;
-    double d = ompf_xu_values_const(p, i)[v];
-    return ompf_is_missing(d) ? NAN : d;
-}
-
-/* Statistics of one group over its XUs idx[0..n). */
-static void group_stats(ompf_aresult_t *r, agroup_t *g, const uint32_t *idx, size_t n,
-                        double *scratch, double *acc)
-{
-    size_t nev = ompf_event_count(r->p);
-    int sub = -1;
+    size_t nev = ompf_event_count(r->p), nc = r->ncols, n = r->nsel;
+    size_t nm = nc - 1 - nev, nv = nev + 2;
+    int sub = 0;
     for (int d = 0; d < r->ndims; d++)
-        if (r->dims[d] == ADIM_SUBTREE)
-            sub = 1;
-    g->xus = n;
-    if (sub > 0)
-        for (size_t k = 0; k < n; k++)
-            g->excl_xus += ompf_xu_get(r->p, idx[k])->label == (uint32_t)g->key[ADIM_SUBTREE];
-    for (size_t c = 0; c < r->ncols; c++) {
-        astats_t *st = &g->st[c];
-        size_t m = 0;
-        for (size_t k = 0; k < n; k++) {
-            double v;
-            int s = ares_value(r, c, idx[k], &v);
-            if (s == AEV_OK)
-                scratch[m++] = v;
-            else if (s == AEV_MISSING)
-                st->missing++;
-            else
-                st->zero_den++;
-            if (sub > 0 && s == AEV_OK &&
-                ompf_xu_get(r->p, idx[k])->label == (uint32_t)g->key[ADIM_SUBTREE]) {
-                g->excl_sum[c] += v;
-                g->excl_n[c]++;
+        sub |= r->dims[d] == ADIM_SUBTREE;
+    size_t per = n ? ((size_t)2 << 20) / n : nc;
+    per = per < 1 ? 1 : per > nc ? nc : per;
+    double *block = malloc((per * n + 1) * sizeof *block);
+    size_t *cnt = malloc((ng * per + 1) * sizeof *cnt);
+    double *acc = calloc(ng * nm * nv + 1, sizeof *acc); /* ratio of sums */
+    size_t *used = calloc(ng * nm + 1, sizeof *used);
+    double *vars = malloc(nv * sizeof *vars);
+    if (!block || !cnt || !acc || !used || !vars) {
+        free(block), free(cnt), free(acc), free(used), free(vars);
+        return OMPF_ENOMEM;
+    }
+    for (size_t c0 = 0; c0 < nc; c0 += per) {
+        size_t cb = nc - c0 < per ? nc - c0 : per;
+        int need_vars = c0 == 0 || c0 + cb > 1 + nev; /* ratios or metrics */
+        memset(cnt, 0, ng * per * sizeof *cnt);
+        for (size_t s = 0; s < n; s++) {
+            size_t i = r->sel[s];
+            agroup_t *g = &r->groups[gid[s]];
+            const ompf_xu_t *x = ompf_xu_get(r->p, i);
+            const double *row = ompf_xu_values_const(r->p, i);
+            int excl = sub && x->label == (uint32_t)g->key[ADIM_SUBTREE];
+            if (need_vars)
+                ares_vars(r->p, x, row, vars);
+            if (c0 == 0) {
+                g->xus++;
+                g->excl_xus += (size_t)excl;
+                /* a metric's sums take the XUs that have all its inputs */
+                for (size_t j = 0; j < nm; j++) {
+                    const aexpr_t *e = &r->cols[1 + nev + j].expr;
+                    int all = 1;
+                    for (int v = 0; v < e->n_vars && all; v++)
+                        all = !isnan(vars[e->vars[v]]);
+                    if (!all)
+                        continue;
+                    used[gid[s] * nm + j]++;
+                    double *ac = acc + (gid[s] * nm + j) * nv;
+                    for (int v = 0; v < e->n_vars; v++)
+                        ac[e->vars[v]] += vars[e->vars[v]];
+                }
+            }
+            for (size_t j = 0; j < cb; j++) {
+                const acol_t *col = &r->cols[c0 + j];
+                double v;
+                int st = AEV_OK;
+                if (col->kind == ACOL_TIME)
+                    v = (double)(x->end_ns - x->start_ns);
+                else if (col->kind == ACOL_EVENT) {
+                    v = row[col->event];
+                    if (isnan(v)) /* the missing value is a NaN */
+                        st = AEV_MISSING;
+                } else {
+                    st = aexpr_eval(&col->expr, vars, &v);
+                }
+                if (st == AEV_OK) {
+                    block[j * n + start[gid[s]] + cnt[gid[s] * per + j]++] = v;
+                    if (excl) {
+                        g->excl_sum[c0 + j] += v;
+                        g->excl_n[c0 + j]++;
+                    }
+                } else if (st == AEV_MISSING)
+                    g->st[c0 + j].missing++;
+                else
+                    g->st[c0 + j].zero_den++;
             }
         }
-        astats_compute(scratch, m, st);
-        if (r->cols[c].kind != ACOL_METRIC) {
-            g->share[c] = r->total[c] != 0 && m ? st->sum / r->total[c] : NAN;
-            continue;
-        }
-        /* ratio of sums: the expression on the sums over XUs with every input */
-        const aexpr_t *e = &r->cols[c].expr;
-        memset(acc, 0, (nev + 2) * sizeof *acc);
-        size_t used = 0;
-        for (size_t k = 0; k < n; k++) {
-            int all = 1;
-            for (int v = 0; v < e->n_vars && all; v++)
-                all = !isnan(var_value(r->p, idx[k], e->vars[v], nev));
-            if (!all)
-                continue;
-            used++;
-            for (int v = 0; v < e->n_vars; v++)
-                acc[e->vars[v]] += var_value(r->p, idx[k], e->vars[v], nev);
-        }
-        double q;
-        if (used && aexpr_eval(e, acc, &q) == AEV_OK)
-            g->ratio[c] = q;
+        for (size_t gi = 0; gi < ng; gi++)
+            for (size_t j = 0; j < cb; j++) {
+                size_t c = c0 + j, m = cnt[gi * per + j];
+                agroup_t *g = &r->groups[gi];
+                astats_compute(block + j * n + start[gi], m, &g->st[c]);
+                if (r->cols[c].kind != ACOL_METRIC)
+                    g->share[c] = r->total[c] != 0 && m ? g->st[c].sum / r->total[c] : NAN;
+            }
     }
+    for (size_t gi = 0; gi < ng; gi++)
+        for (size_t j = 0; j < nm; j++) {
+            double q;
+            if (used[gi * nm + j] &&
+                aexpr_eval(&r->cols[1 + nev + j].expr, acc + (gi * nm + j) * nv, &q) == AEV_OK)
+                r->groups[gi].ratio[1 + nev + j] = q;
+        }
+    free(block), free(cnt), free(acc), free(used), free(vars);
+    return 0;
 }
 
 /* Σ over all XUs plus the threads' gaps, per column; gap rows. */
@@ -419,50 +454,30 @@ static int sort_groups(const ompf_analysis_t *a, ompf_aresult_t *r, size_t ng,
 
 int agroups_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err)
 {
-    size_t nev = ompf_event_count(r->p), ng = 0;
+    size_t ng = 0;
     uint32_t *gid = malloc((r->nsel + 1) * sizeof *gid);
     if (!gid || key_xus(r, gid, &ng)) {
         free(gid);
         return NOMEM(err);
     }
     r->ngroups = ng;
+    /* group g's values start at start[g] of each column's run */
     size_t *start = calloc(ng + 2, sizeof *start);
-    uint32_t *order = malloc((r->nsel + 1) * sizeof *order);
-    double *acc = malloc((nev + 2) * sizeof *acc);
-    int rc = (!start || !order || !acc) ? OMPF_ENOMEM : 0;
-    size_t biggest = 0;
-    if (!rc) { /* counting sort of the selected XUs by group */
+    int rc = !start ? OMPF_ENOMEM : 0;
+    if (!rc) {
         for (size_t s = 0; s < r->nsel; s++)
             start[gid[s] + 1]++;
-        for (size_t g = 0; g < ng; g++) {
-            if (start[g + 1] > biggest)
-                biggest = start[g + 1];
+        for (size_t g = 0; g < ng; g++)
             start[g + 1] += start[g];
-        }
-        size_t *fill = calloc(ng + 1, sizeof *fill);
-        if (!fill)
-            rc = OMPF_ENOMEM;
-        for (size_t s = 0; s < r->nsel && !rc; s++)
-            order[start[gid[s]] + fill[gid[s]]++] = r->sel[s];
-        free(fill);
-    }
-    free(gid);
-    double *scratch = rc ? NULL : malloc((biggest + 1) * sizeof *scratch);
-    if (!rc && !scratch)
-        rc = OMPF_ENOMEM;
-    if (!rc)
         rc = totals_and_gaps(a, r, &r->ngroups);
-    for (size_t g = 0; g < ng && !rc; g++) {
-        agroup_t *gr = &r->groups[g];
-        if (group_alloc(gr, r->ncols) || group_name(r, gr))
-            rc = OMPF_ENOMEM;
-        else
-            group_stats(r, gr, order + start[g], start[g + 1] - start[g], scratch, acc);
     }
+    for (size_t g = 0; g < ng && !rc; g++)
+        if (group_alloc(&r->groups[g], r->ncols) || group_name(r, &r->groups[g]))
+            rc = OMPF_ENOMEM;
+    if (!rc)
+        rc = group_stats(r, ng, gid, start);
     free(start);
-    free(order);
-    free(acc);
-    free(scratch);
+    free(gid);
     if (rc)
         return NOMEM(err);
     return sort_groups(a, r, ng, err);

@@ -29,8 +29,24 @@ int ares_value(const ompf_aresult_t *r, size_t c, size_t i, double *v)
         *v = ompf_xu_values_const(r->p, i)[col->event];
         return ompf_is_missing(*v) || isnan(*v) ? AEV_MISSING : AEV_OK;
     }
-    *v = col->val[i];
-    return col->status[i];
+    const ompf_xu_t *x = ompf_xu_get(r->p, i);
+    size_t nev = ompf_event_count(r->p);
+    double st[64], *vars = nev + 2 <= 64 ? st : malloc((nev + 2) * sizeof *vars);
+    if (!vars)
+        return AEV_MISSING;
+    ares_vars(r->p, x, ompf_xu_values_const(r->p, i), vars);
+    int rc = aexpr_eval(&col->expr, vars, v);
+    if (vars != st)
+        free(vars);
+    return rc;
+}
+
+void ares_vars(const ompf_profile_t *p, const ompf_xu_t *x, const double *row, double *vars)
+{
+    size_t nev = ompf_event_count(p);
+    memcpy(vars, row, nev * sizeof *vars);
+    vars[AV_DURATION(nev)] = (double)(x->end_ns - x->start_ns);
+    vars[AV_ITERATIONS(nev)] = (double)x->iter_count;
 }
 
 static const char *short_name(const char *n)
@@ -263,39 +279,6 @@ static int select_xus(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t 
     return rc;
 }
 
-/* ---- per-XU metric values ------------------------------------------------ */
-
-static int eval_metrics(ompf_aresult_t *r, ompf_error_t *err)
-{
-    size_t nev = ompf_event_count(r->p), n = ompf_xu_count(r->p);
-    double *vars = malloc((nev + 2) * sizeof *vars);
-    if (!vars)
-        return NOMEM(err);
-    size_t first = 1 + nev;
-    for (size_t c = first; c < r->ncols; c++) {
-        r->cols[c].val = malloc((n + 1) * sizeof(double));
-        r->cols[c].status = malloc(n + 1);
-        if (!r->cols[c].val || !r->cols[c].status) {
-            free(vars);
-            return NOMEM(err);
-        }
-    }
-    for (size_t s = 0; s < r->nsel && first < r->ncols; s++) {
-        size_t i = r->sel[s];
-        const ompf_xu_t *x = ompf_xu_get(r->p, i);
-        memcpy(vars, ompf_xu_values_const(r->p, i), nev * sizeof *vars);
-        vars[AV_DURATION(nev)] = (double)(x->end_ns - x->start_ns);
-        vars[AV_ITERATIONS(nev)] = (double)x->iter_count;
-        for (size_t c = first; c < r->ncols; c++) {
-            double v = NAN;
-            r->cols[c].status[i] = (unsigned char)aexpr_eval(&r->cols[c].expr, vars, &v);
-            r->cols[c].val[i] = r->cols[c].status[i] == AEV_OK ? v : NAN;
-        }
-    }
-    free(vars);
-    return 0;
-}
-
 /* ---- setup ---------------------------------------------------------------- */
 
 static int make_columns(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err)
@@ -361,8 +344,6 @@ int ompf_analysis_run(const ompf_analysis_t *a, const ompf_profile_t *p, const c
         rc = make_columns(a, r, err);
     if (!rc)
         rc = select_xus(a, r, err);
-    if (!rc)
-        rc = eval_metrics(r, err);
     if (!rc) {
         run_span(r);
         for (size_t c = 0; c < r->ncols; c++)
@@ -388,8 +369,6 @@ void ompf_aresult_destroy(ompf_aresult_t *r)
         free(r->cols[c].defn);
         free(r->cols[c].origin);
         aexpr_free(&r->cols[c].expr);
-        free(r->cols[c].val);
-        free(r->cols[c].status);
     }
     free(r->cols);
     for (size_t g = 0; g < r->ngroups; g++) {

@@ -16,19 +16,12 @@ import subprocess
 import sys
 
 import numpy as np
+from acheck import check, finish, workdir
 import pandas as pd
 
 WORK, OMPFUSE, HEMTOOL = sys.argv[1:4]
 TOOL, PROG = (sys.argv[4:6] + [None, None])[:2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: " + what)
-        fails.append(what)
+workdir(WORK)
 
 
 def close(a, b, what, tol=1e-9):
@@ -215,7 +208,4 @@ if TOOL:
         b = analyze_csv(path)
         check("CPU_UTILIZATION" in set(b.column), f"{name}: built-in CPU_UTILIZATION applies")
 
-if fails:
-    print(f"{len(fails)} failures")
-    sys.exit(1)
-print("analyze oracle: all checks passed")
+finish("analyze oracle")

@@ -14,17 +14,11 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 
+from acheck import check, finish, workdir
+
 OMPFUSE, WORK = sys.argv[1:3]
 render = "--render" in sys.argv[3:]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: " + what)
-        fails.append(what)
+workdir(WORK)
 
 
 class Count(HTMLParser):
@@ -125,7 +119,4 @@ if render:
     check(os.path.exists(png) and os.path.getsize(png) > 20000,
           f"screenshot: {os.path.getsize(png) if os.path.exists(png) else 'none'} bytes")
 
-if fails:
-    print(f"{len(fails)} failures")
-    sys.exit(1)
-print("analyze page: all checks passed")
+finish("analyze page")
