@@ -4,9 +4,11 @@
  * the sort and the top N.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis_internal.h"
 
@@ -210,26 +212,42 @@ nomem:
  * XUs are read in their order in the profile and their values scattered
  * into per-group runs of a block (group g's run of column j starts at
  * start[g]): reading them group by group instead would make every row
- * read a cache miss.  The batch is as many columns as fit in 16 MiB. */
-static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const size_t *start)
+ * read a cache miss.  A batch is as many columns as fit in 16 MiB;
+ * batches are independent (each writes its own columns' statistics), so
+ * worker threads take them in turn, and the first batch also sums the
+ * metrics' inputs for the ratios of sums. */
+typedef struct gjob {
+    ompf_aresult_t *r;
+    size_t ng, per, nthreads, t;
+    const uint32_t *gid;
+    const size_t *start;
+    double *acc;  /* per group and metric: sums of its variables */
+    size_t *used; /* per group and metric: XUs in those sums */
+    int rc;
+} gjob_t;
+
+static void *group_worker(void *arg)
 {
-    size_t nev = ompf_event_count(r->p), nc = r->ncols, n = r->nsel;
-    size_t nm = nc - 1 - nev, nv = nev + 2;
+    gjob_t *jb = arg;
+    ompf_aresult_t *r = jb->r;
+    size_t nev = ompf_event_count(r->p), nc = r->ncols, n = r->nsel, ng = jb->ng;
+    size_t nm = nc - 1 - nev, nv = nev + 2, per = jb->per;
+    const uint32_t *gid = jb->gid;
+    const size_t *start = jb->start;
+    double *acc = jb->acc;
+    size_t *used = jb->used;
     int sub = 0;
     for (int d = 0; d < r->ndims; d++)
         sub |= r->dims[d] == ADIM_SUBTREE;
-    size_t per = n ? ((size_t)2 << 20) / n : nc;
-    per = per < 1 ? 1 : per > nc ? nc : per;
     double *block = malloc((per * n + 1) * sizeof *block);
     size_t *cnt = malloc((ng * per + 1) * sizeof *cnt);
-    double *acc = calloc(ng * nm * nv + 1, sizeof *acc); /* ratio of sums */
-    size_t *used = calloc(ng * nm + 1, sizeof *used);
     double *vars = malloc(nv * sizeof *vars);
-    if (!block || !cnt || !acc || !used || !vars) {
-        free(block), free(cnt), free(acc), free(used), free(vars);
-        return OMPF_ENOMEM;
+    if (!block || !cnt || !vars) {
+        free(block), free(cnt), free(vars);
+        jb->rc = OMPF_ENOMEM;
+        return NULL;
     }
-    for (size_t c0 = 0; c0 < nc; c0 += per) {
+    for (size_t c0 = jb->t * per; c0 < nc; c0 += per * jb->nthreads) {
         size_t cb = nc - c0 < per ? nc - c0 : per;
         int need_vars = c0 == 0 || c0 + cb > 1 + nev; /* ratios or metrics */
         memset(cnt, 0, ng * per * sizeof *cnt);
@@ -292,15 +310,59 @@ static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const 
                     g->share[c] = r->total[c] != 0 && m ? g->st[c].sum / r->total[c] : NAN;
             }
     }
-    for (size_t gi = 0; gi < ng; gi++)
+    free(block), free(cnt), free(vars);
+    return NULL;
+}
+
+static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const size_t *start)
+{
+    size_t nev = ompf_event_count(r->p), nc = r->ncols, n = r->nsel;
+    size_t nm = nc - 1 - nev, nv = nev + 2;
+    size_t per = n ? ((size_t)2 << 20) / n : nc;
+    per = per < 1 ? 1 : per > nc ? nc : per;
+    size_t batches = (nc + per - 1) / per;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cpus < 1 ? 1 : cpus > 8 ? 8 : (size_t)cpus;
+    if (nt > batches)
+        nt = batches;
+    if (n < 100000)
+        nt = 1; /* threads cost more than they save */
+    double *acc = calloc(ng * nm * nv + 1, sizeof *acc);
+    size_t *used = calloc(ng * nm + 1, sizeof *used);
+    gjob_t *jobs = calloc(nt, sizeof *jobs);
+    pthread_t *tid = calloc(nt, sizeof *tid);
+    if (!acc || !used || !jobs || !tid) {
+        free(acc), free(used), free(jobs), free(tid);
+        return OMPF_ENOMEM;
+    }
+    int rc = 0;
+    unsigned char *threaded = calloc(nt, 1);
+    for (size_t t = 0; t < nt; t++) {
+        jobs[t] = (gjob_t){.r = r, .ng = ng, .per = per, .nthreads = nt, .t = t, .gid = gid,
+                           .start = start, .acc = acc, .used = used};
+        /* a job whose thread cannot start runs here below: jobs are independent */
+        if (t && threaded && !pthread_create(&tid[t], NULL, group_worker, &jobs[t]))
+            threaded[t] = 1;
+    }
+    for (size_t t = 0; t < nt; t++)
+        if (!threaded || !threaded[t])
+            group_worker(&jobs[t]);
+    for (size_t t = 0; t < nt; t++) {
+        if (threaded && threaded[t])
+            pthread_join(tid[t], NULL);
+        if (jobs[t].rc)
+            rc = jobs[t].rc;
+    }
+    free(threaded);
+    for (size_t gi = 0; gi < ng && !rc; gi++)
         for (size_t j = 0; j < nm; j++) {
             double q;
             if (used[gi * nm + j] &&
                 aexpr_eval(&r->cols[1 + nev + j].expr, acc + (gi * nm + j) * nv, &q) == AEV_OK)
                 r->groups[gi].ratio[1 + nev + j] = q;
         }
-    free(block), free(cnt), free(acc), free(used), free(vars);
-    return 0;
+    free(acc), free(used), free(jobs), free(tid);
+    return rc;
 }
 
 /* Σ over all XUs plus the threads' gaps, per column; gap rows. */

@@ -173,6 +173,15 @@ check(zero[0] > 0, "the HEM profile has XUs with CONTEXT-SWITCHES == 0 (zero den
 t = sh("analyze", "--no-builtin-metrics", "--metric", "R=TASK-CLOCK/CONTEXT-SWITCHES", hem).stdout
 check("zero-den" in t, "the table shows zero denominators")
 
+# ---- a big HEM profile: several column batches, so worker threads ------
+big = os.path.join(WORK, "hem-big.ompf")
+subprocess.run([HEMTOOL, "gen", "8", "400000", big], check=True)
+dfb = export(big)
+oracle_groups(dfb, ev, "construct", big)
+metric_oracle(big, "hem-big", dfb, [
+    ("R=TASK-CLOCK/CONTEXT-SWITCHES", lambda x: x["perf::TASK-CLOCK"] / x["perf::CONTEXT-SWITCHES"],
+     ["perf::TASK-CLOCK"], ["perf::CONTEXT-SWITCHES"])])
+
 # ---- real runs under the tool, and their fusion --------------------------
 if TOOL:
     def record(name, events):
