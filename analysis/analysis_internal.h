@@ -35,6 +35,11 @@ int aexpr_applies(const char *def, size_t off, const ompf_profile_t *p);
 void aexpr_free(aexpr_t *e);
 /* vars: every variable's value; AEV_* result. */
 int aexpr_eval(const aexpr_t *e, const double *vars, double *out);
+/* The same for m XUs at once: vm holds variable v of XU k at
+ * vm[v * stride + k]; out[k] and st[k] (AEV_*) receive the results;
+ * stack holds e->depth * stride values. */
+int aexpr_eval_many(const aexpr_t *e, const double *vm, size_t stride, size_t m, double *out,
+                    unsigned char *st, double *stack);
 
 /* ---- metric definitions (metrics.c) ---------------------------------- */
 

@@ -333,3 +333,58 @@ int aexpr_eval(const aexpr_t *e, const double *vars, double *out)
         free(stack);
     return rc;
 }
+
+int aexpr_eval_many(const aexpr_t *e, const double *vm, size_t stride, size_t m, double *out,
+                    unsigned char *st, double *stack)
+{
+    for (size_t k = 0; k < m; k++) {
+        st[k] = AEV_OK;
+        for (int j = 0; j < e->n_vars; j++)
+            if (isnan(vm[e->vars[j] * stride + k])) /* the missing value is a NaN */
+                st[k] = AEV_MISSING;
+    }
+    int sp = 0;
+    for (int i = 0; i < e->n; i++) {
+        double *top = stack + (size_t)sp * stride, *below = top - stride;
+        switch (e->op[i]) {
+        case AOP_CONST:
+            for (size_t k = 0; k < m; k++)
+                top[k] = e->arg[i];
+            sp++;
+            break;
+        case AOP_VAR:
+            memcpy(top, vm + (size_t)e->arg[i] * stride, m * sizeof *top);
+            sp++;
+            break;
+        case AOP_NEG:
+            for (size_t k = 0; k < m; k++)
+                below[k] = -below[k];
+            break;
+        case AOP_ADD:
+            for (size_t k = 0; k < m; k++)
+                below[k - stride] += below[k];
+            sp--;
+            break;
+        case AOP_SUB:
+            for (size_t k = 0; k < m; k++)
+                below[k - stride] -= below[k];
+            sp--;
+            break;
+        case AOP_MUL:
+            for (size_t k = 0; k < m; k++)
+                below[k - stride] *= below[k];
+            sp--;
+            break;
+        default: /* AOP_DIV */
+            for (size_t k = 0; k < m; k++) {
+                if (below[k] == 0 && st[k] == AEV_OK)
+                    st[k] = AEV_ZERO_DEN;
+                below[k - stride] /= below[k];
+            }
+            sp--;
+        }
+    }
+    for (size_t k = 0; k < m; k++)
+        out[k] = stack[k];
+    return 0;
+}

@@ -212,7 +212,7 @@ nomem:
  * XUs are read in their order in the profile and their values scattered
  * into per-group runs of a block (group g's run of column j starts at
  * start[g]): reading them group by group instead would make every row
- * read a cache miss.  A batch is as many columns as fit in 16 MiB;
+ * read a cache miss.  A batch is as many columns as fit in 32 MiB;
  * batches are independent (each writes its own columns' statistics), so
  * worker threads take them in turn, and the first batch also sums the
  * metrics' inputs for the ratios of sums. */
@@ -226,6 +226,10 @@ typedef struct gjob {
     int rc;
 } gjob_t;
 
+/* XUs a worker handles at once: metrics are evaluated over such chunks
+ * (one pass of the expression per chunk, not per XU). */
+#define CHUNK 256
+
 static void *group_worker(void *arg)
 {
     gjob_t *jb = arg;
@@ -236,14 +240,19 @@ static void *group_worker(void *arg)
     const size_t *start = jb->start;
     double *acc = jb->acc;
     size_t *used = jb->used;
-    int sub = 0;
+    int sub = 0, depth = 1;
     for (int d = 0; d < r->ndims; d++)
         sub |= r->dims[d] == ADIM_SUBTREE;
+    for (size_t c = 1 + nev; c < nc; c++)
+        depth = r->cols[c].expr.depth > depth ? r->cols[c].expr.depth : depth;
     double *block = malloc((per * n + 1) * sizeof *block);
     size_t *cnt = malloc((ng * per + 1) * sizeof *cnt);
-    double *vars = malloc(nv * sizeof *vars);
-    if (!block || !cnt || !vars) {
-        free(block), free(cnt), free(vars);
+    double *vm = malloc(nv * CHUNK * sizeof *vm);           /* variables */
+    double *mval = malloc((per * CHUNK + 1) * sizeof *mval); /* metric values */
+    unsigned char *mst = malloc(per * CHUNK + 1);
+    double *stack = malloc((size_t)depth * CHUNK * sizeof *stack);
+    if (!block || !cnt || !vm || !mval || !mst || !stack) {
+        free(block), free(cnt), free(vm), free(mval), free(mst), free(stack);
         jb->rc = OMPF_ENOMEM;
         return NULL;
     }
@@ -251,54 +260,70 @@ static void *group_worker(void *arg)
         size_t cb = nc - c0 < per ? nc - c0 : per;
         int need_vars = c0 == 0 || c0 + cb > 1 + nev; /* ratios or metrics */
         memset(cnt, 0, ng * per * sizeof *cnt);
-        for (size_t s = 0; s < n; s++) {
-            size_t i = r->sel[s];
-            agroup_t *g = &r->groups[gid[s]];
-            const ompf_xu_t *x = ompf_xu_get(r->p, i);
-            const double *row = ompf_xu_values_const(r->p, i);
-            int excl = sub && x->label == (uint32_t)g->key[ADIM_SUBTREE];
-            if (need_vars)
-                ares_vars(r->p, x, row, vars);
-            if (c0 == 0) {
-                g->xus++;
-                g->excl_xus += (size_t)excl;
-                /* a metric's sums take the XUs that have all its inputs */
-                for (size_t j = 0; j < nm; j++) {
-                    const aexpr_t *e = &r->cols[1 + nev + j].expr;
-                    int all = 1;
-                    for (int v = 0; v < e->n_vars && all; v++)
-                        all = !isnan(vars[e->vars[v]]);
-                    if (!all)
-                        continue;
-                    used[gid[s] * nm + j]++;
-                    double *ac = acc + (gid[s] * nm + j) * nv;
-                    for (int v = 0; v < e->n_vars; v++)
-                        ac[e->vars[v]] += vars[e->vars[v]];
+        for (size_t s0 = 0; s0 < n; s0 += CHUNK) {
+            size_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
+            if (need_vars) {
+                for (size_t k = 0; k < m; k++) {
+                    const ompf_xu_t *x = ompf_xu_get(r->p, r->sel[s0 + k]);
+                    const double *row = ompf_xu_values_const(r->p, r->sel[s0 + k]);
+                    for (size_t e = 0; e < nev; e++)
+                        vm[e * CHUNK + k] = row[e];
+                    vm[AV_DURATION(nev) * CHUNK + k] = (double)(x->end_ns - x->start_ns);
+                    vm[AV_ITERATIONS(nev) * CHUNK + k] = (double)x->iter_count;
                 }
+                for (size_t j = 0; j < cb; j++)
+                    if (r->cols[c0 + j].kind == ACOL_METRIC)
+                        aexpr_eval_many(&r->cols[c0 + j].expr, vm, CHUNK, m,
+                                        mval + j * CHUNK, mst + j * CHUNK, stack);
             }
-            for (size_t j = 0; j < cb; j++) {
-                const acol_t *col = &r->cols[c0 + j];
-                double v;
-                int st = AEV_OK;
-                if (col->kind == ACOL_TIME)
-                    v = (double)(x->end_ns - x->start_ns);
-                else if (col->kind == ACOL_EVENT) {
-                    v = row[col->event];
-                    if (isnan(v)) /* the missing value is a NaN */
-                        st = AEV_MISSING;
-                } else {
-                    st = aexpr_eval(&col->expr, vars, &v);
-                }
-                if (st == AEV_OK) {
-                    block[j * n + start[gid[s]] + cnt[gid[s] * per + j]++] = v;
-                    if (excl) {
-                        g->excl_sum[c0 + j] += v;
-                        g->excl_n[c0 + j]++;
+            for (size_t k = 0; k < m; k++) {
+                size_t s = s0 + k, i = r->sel[s];
+                agroup_t *g = &r->groups[gid[s]];
+                const ompf_xu_t *x = ompf_xu_get(r->p, i);
+                const double *row = ompf_xu_values_const(r->p, i);
+                int excl = sub && x->label == (uint32_t)g->key[ADIM_SUBTREE];
+                if (c0 == 0) {
+                    g->xus++;
+                    g->excl_xus += (size_t)excl;
+                    /* a metric's sums take the XUs that have all its inputs */
+                    for (size_t j = 0; j < nm; j++) {
+                        const aexpr_t *e = &r->cols[1 + nev + j].expr;
+                        int all = 1;
+                        for (int v = 0; v < e->n_vars && all; v++)
+                            all = !isnan(vm[e->vars[v] * CHUNK + k]);
+                        if (!all)
+                            continue;
+                        used[gid[s] * nm + j]++;
+                        double *ac = acc + (gid[s] * nm + j) * nv;
+                        for (int v = 0; v < e->n_vars; v++)
+                            ac[e->vars[v]] += vm[e->vars[v] * CHUNK + k];
                     }
-                } else if (st == AEV_MISSING)
-                    g->st[c0 + j].missing++;
-                else
-                    g->st[c0 + j].zero_den++;
+                }
+                for (size_t j = 0; j < cb; j++) {
+                    const acol_t *col = &r->cols[c0 + j];
+                    double v;
+                    int st = AEV_OK;
+                    if (col->kind == ACOL_TIME)
+                        v = (double)(x->end_ns - x->start_ns);
+                    else if (col->kind == ACOL_EVENT) {
+                        v = row[col->event];
+                        if (isnan(v)) /* the missing value is a NaN */
+                            st = AEV_MISSING;
+                    } else {
+                        v = mval[j * CHUNK + k];
+                        st = mst[j * CHUNK + k];
+                    }
+                    if (st == AEV_OK) {
+                        block[j * n + start[gid[s]] + cnt[gid[s] * per + j]++] = v;
+                        if (excl) {
+                            g->excl_sum[c0 + j] += v;
+                            g->excl_n[c0 + j]++;
+                        }
+                    } else if (st == AEV_MISSING)
+                        g->st[c0 + j].missing++;
+                    else
+                        g->st[c0 + j].zero_den++;
+                }
             }
         }
         for (size_t gi = 0; gi < ng; gi++)
@@ -310,7 +335,7 @@ static void *group_worker(void *arg)
                     g->share[c] = r->total[c] != 0 && m ? g->st[c].sum / r->total[c] : NAN;
             }
     }
-    free(block), free(cnt), free(vars);
+    free(block), free(cnt), free(vm), free(mval), free(mst), free(stack);
     return NULL;
 }
 
@@ -318,7 +343,7 @@ static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const 
 {
     size_t nev = ompf_event_count(r->p), nc = r->ncols, n = r->nsel;
     size_t nm = nc - 1 - nev, nv = nev + 2;
-    size_t per = n ? ((size_t)2 << 20) / n : nc;
+    size_t per = n ? ((size_t)4 << 20) / n : nc;
     per = per < 1 ? 1 : per > nc ? nc : per;
     size_t batches = (nc + per - 1) / per;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
