@@ -78,6 +78,13 @@ typedef struct ompf_page_opts {
 int ompf_aresult_write_html(const ompf_aresult_t *r, const ompf_page_opts_t *o,
                             FILE *f, ompf_error_t *err);
 
+/* The default analysis page of one profile file, for callers such as a
+ * campaign that link it from their own report: reads profile_path,
+ * resolves its constructs where the modules exist, groups by construct
+ * with the built-in metrics, and writes html_path atomically.  0, or a
+ * negative code with err naming the file and the problem. */
+int ompf_analysis_page(const char *profile_path, const char *html_path, ompf_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

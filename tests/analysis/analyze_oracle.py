@@ -162,6 +162,19 @@ tbl = sh("analyze", hem).stdout
 check("* marks HEM estimates" in tbl and "perf::TASK-CLOCK*" in tbl, "table marks estimates")
 j = json.loads(sh("analyze", "--json", hem).stdout)
 check(j["profiles"][0]["columns"][1]["estimate"] is True, "JSON marks estimates")
+# JSON and CSV say the same: every group's sum and missing count per event
+for g in j["profiles"][0]["groups"]:
+    for name, st in g["columns"].items():
+        row = a[(a.group == g["name"]) & (a.column == name)]
+        if name not in ev or not len(row):
+            continue
+        check(st["missing"] == int(row.missing.iloc[0]), f"JSON {g['name']} {name}: missing")
+        close(st["sum"] if st["sum"] is not None else float("nan"), row["sum"].iloc[0],
+              f"JSON {g['name']} {name}: sum")
+# two profiles in one CSV: one header, the profile column tells them apart
+two = analyze_csv(hem, hem)
+check(len(two) == 2 * len(analyze_csv(hem)) and set(two.profile) == {hem},
+      "two profiles give one CSV with both")
 zero = metric_oracle(hem, "hem", df, [
     ("R=TASK-CLOCK/CONTEXT-SWITCHES", lambda x: x["perf::TASK-CLOCK"] / x["perf::CONTEXT-SWITCHES"],
      ["perf::TASK-CLOCK"], ["perf::CONTEXT-SWITCHES"]),

@@ -6,7 +6,9 @@ per construct, bounded drawing (run-length rects per lane), bad --colour /
 --scatter refused with exit 2.  With --render, headless Chromium (Debian's
 chromium) loads it: the DOM it builds has the same lanes and rows, the
 console shows no error, and the screenshot is not blank.
-usage: analyze_page.py OMPFUSE WORKDIR [--render]"""
+With --fn PROGRAM, PROGRAM (page_fn.c) checks ompf_analysis_page on the
+same profile.
+usage: analyze_page.py OMPFUSE WORKDIR [--render] [--fn PROGRAM]"""
 import os
 import random
 import shutil
@@ -99,6 +101,11 @@ for opt, val in (("--colour", "NOPE"), ("--scatter", "TASK-CLOCK,NOPE"), ("--sca
     check(p.returncode == 2 and ("NOPE" in p.stderr or "X,Y" in p.stderr),
           f"{opt} {val}: {p.returncode} {p.stderr!r}")
     check(not os.path.exists(os.path.join(WORK, "bad.html")), f"{opt} {val}: no page left")
+
+if "--fn" in sys.argv:
+    fn = sys.argv[sys.argv.index("--fn") + 1]
+    p = subprocess.run([fn, prof, WORK], capture_output=True, text=True)
+    check(p.returncode == 0, f"ompf_analysis_page: {p.stdout} {p.stderr}")
 
 if render:
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
