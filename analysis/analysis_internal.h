@@ -157,8 +157,10 @@ int ares_find_col(const ompf_aresult_t *r, const char *name);
 /* "construct" display name of XU i's construct (file:line or name). */
 const char *ares_construct_name(const ompf_profile_t *p, uint32_t type);
 
-/* groups.c: the groups with their statistics and gap rows; the top N. */
+/* groups.c: the groups with their statistics and gap rows. */
 int agroups_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err);
+/* order.c: sorts the first ng groups (gap rows stay last); the top N. */
+int agroups_sort(const ompf_analysis_t *a, ompf_aresult_t *r, size_t ng, ompf_error_t *err);
 int atop_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err);
 /* The ancestor of node at depth (node itself when not deeper). */
 uint32_t aancestor_at(const ompf_profile_t *p, uint32_t node, uint32_t depth);

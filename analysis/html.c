@@ -448,6 +448,7 @@ static void page_scatter(const ompf_aresult_t *r, size_t sx, size_t sy, const cg
     fputs(".  Values beyond the clip are drawn on the edge.</p>\n", f);
 }
 
+/* The column named name (dflt when NULL); -1 with err set when none. */
 static int pick(const ompf_aresult_t *r, const char *name, const char *what, int dflt,
                 ompf_error_t *err)
 {
@@ -455,10 +456,10 @@ static int pick(const ompf_aresult_t *r, const char *name, const char *what, int
         return dflt;
     int c = ares_find_col(r, name);
     if (c < 0)
-        return ompf_error_set(err, OMPF_EUSAGE,
-                              "%s '%s', position 1: no such column in %s (duration_ns, an "
-                              "event or a metric)",
-                              what, name, r->name) * 0 - 1;
+        ompf_error_set(err, OMPF_EUSAGE,
+                       "%s '%s', position 1: no such column in %s (duration_ns, an event or a "
+                       "metric)",
+                       what, name, r->name);
     return c;
 }
 

@@ -105,6 +105,14 @@ for g in groups:
         got = cell(d3, g, TC, col)
         check(abs(got - np.quantile(v, q)) < 1e-9, f"depth 3 {g}: {col} {got} vs {np.quantile(v, q)}")
 
+# --sort: groups by a column's sum, descending or ascending; the gap row last
+for sort, want in (("TASK-CLOCK", ["0.1.1", "0.1", "0.1.2"]),
+                   ("TASK-CLOCK:asc", ["0.1.2", "0.1", "0.1.1"]),
+                   ("xus", ["0.1.1", "0.1.2", "0.1"]), ("name", ["0.1", "0.1.1", "0.1.2"])):
+    o = acsv("--by", "subtree", "--depth", "2", "--no-builtin-metrics", "--sort", sort)
+    order = list(dict.fromkeys(o.group))
+    check(order == want + ["[gap]"], f"--sort {sort}: {order}")
+
 # --where subtree: the inclusive subtree of 0.1.1
 w = acsv("--where", "subtree=0.1.1", "--by", "kind", "--no-builtin-metrics")
 check(cell(w, "task", TC, "sum") == 705, "--where subtree=0.1.1 sums the subtree")
