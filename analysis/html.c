@@ -47,6 +47,14 @@ static void esc(FILE *f, const char *s)
     }
 }
 
+/* A column's name, with "*" when its values are HEM estimates. */
+static void col_name(FILE *f, const ompf_aresult_t *r, size_t c)
+{
+    esc(f, r->cols[c].name);
+    if (r->cols[c].estimate)
+        fputs("* (HEM estimate)", f);
+}
+
 /* An axis: linear on [lo, hi], or log10 when the values are positive and
  * span more than two decades; values beyond the 1st/99th percentile are
  * clipped to the edge (and counted). */
@@ -114,7 +122,7 @@ static void page_table(const ompf_aresult_t *r, FILE *f)
     for (size_t c = 1; c < r->ncols; c++) {
         fputs("<th>", f);
         esc(f, r->cols[c].name);
-        fputs(r->cols[c].estimate ? "*" : "", f);
+        fputs(r->cols[c].estimate ? "*" : "", f);  /* the legend below says what * is */
         fputs(c <= nev ? " (sum, share)" : " (ratio; median, n, missing, zero-den)", f);
         fputs("</th>", f);
     }
@@ -279,7 +287,7 @@ static int page_timeline(const ompf_aresult_t *r, size_t cc, unsigned W, FILE *f
                 "text-anchor=\"end\">%.6f s</text></svg>\n<figcaption>One lane per thread, "
                 "%u pixels for %.6f s (%.3g us per pixel).  Colour: ",
                 left, h - 4, left + W, h - 4, span * 1e-9, W, span * 1e-9, pxw * 1e-3);
-        esc(f, r->cols[cc].name);
+        col_name(f, r, cc);
         fprintf(f,
                 " per XU (overlap-weighted mean in a pixel), %s scale %s to %s, dark to "
                 "yellow; grey: values missing; opacity: busy fraction of the pixel; the "
@@ -378,7 +386,7 @@ static void page_distributions(const ompf_aresult_t *r, size_t cc, const cgroup_
     fprintf(f, "<text x=\"%d\" y=\"%u\">%s</text><text x=\"%d\" y=\"%u\" text-anchor=\"end\">"
                "%s</text></svg><figcaption>Distribution of ",
             LEFT, h - 4, lo, LEFT + BINS * BW, h - 4, hi);
-    esc(f, r->cols[cc].name);
+    col_name(f, r, cc);
     fprintf(f, " per XU and construct (%d bins, %s axis; darker: more XUs, square-root "
                "scale).</figcaption></figure>\n",
             BINS, ax.log ? "log" : "linear, clipped at the 1st and 99th percentiles");
@@ -442,9 +450,9 @@ static void page_scatter(const ompf_aresult_t *r, size_t sx, size_t sy, const cg
     }
     fputs("</div>\n<p class=\"note\">Density of XUs on a 48 x 48 grid (colour: log of the count); "
           "x: ", f);
-    esc(f, r->cols[sx].name);
+    col_name(f, r, sx);
     fputs(", y: ", f);
-    esc(f, r->cols[sy].name);
+    col_name(f, r, sy);
     fputs(".  Values beyond the clip are drawn on the edge.</p>\n", f);
 }
 

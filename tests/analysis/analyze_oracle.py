@@ -160,6 +160,12 @@ check((a[a.column_kind == "event"].estimate == 1).all(), "HEM events marked as e
 shares(a, ev, "hem", gap_known=False)
 tbl = sh("analyze", hem).stdout
 check("* marks HEM estimates" in tbl and "perf::TASK-CLOCK*" in tbl, "table marks estimates")
+page = os.path.join(WORK, "hem.html")
+check(sh("analyze", "--html", page, hem).returncode == 0, "HEM page written")
+html = open(page).read() if os.path.exists(page) else ""
+check("perf::TASK-CLOCK*" in html and "(HEM estimate)" in html and "* marks HEM estimates" in html,
+      "the page marks HEM estimates")
+check("missing</span>" in html, "the page shows missing counts")
 j = json.loads(sh("analyze", "--json", hem).stdout)
 check(j["profiles"][0]["columns"][1]["estimate"] is True, "JSON marks estimates")
 # JSON and CSV say the same: every group's sum and missing count per event
@@ -217,6 +223,15 @@ if TOOL:
         a = oracle_groups(df, evs, "construct", path)
         oracle_groups(df, evs, "thread", path)
         shares(a, evs, name, gap_known=True)
+        # a combination: construct x thread against pandas' groupby
+        c = analyze_csv(path, "--by", "construct,thread", "--no-builtin-metrics")
+        c = c[(c.gap == 0) & (c.column == evs[0])]
+        want = df.groupby(["type", "thread"])[evs[0]].agg(["sum", "count"])
+        check(len(c) == len(want), f"{name} construct,thread: {len(c)} groups, pandas {len(want)}")
+        for (ty, th), w in want.iterrows():
+            row = c[(c.construct == ty) & (c.thread == th)]
+            check(len(row) == 1 and row["sum"].iloc[0] == w["sum"] and row.n.iloc[0] == w["count"],
+                  f"{name} construct,thread {ty} {th}: {row[['sum', 'n']].values} vs {w.values}")
         check((a.estimate == 0).all(), f"{name}: no estimates")
         metrics = [("U=TASK-CLOCK/duration_ns",
                     lambda x: x["perf::TASK-CLOCK"] / (x.end_ns - x.start_ns),
