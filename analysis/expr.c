@@ -345,7 +345,9 @@ int aexpr_eval_many(const aexpr_t *e, const double *vm, size_t stride, size_t m,
     }
     int sp = 0;
     for (int i = 0; i < e->n; i++) {
-        double *top = stack + (size_t)sp * stride, *below = top - stride;
+        /* below: the last operand; second: the one before it */
+        double *top = stack + (size_t)sp * stride, *below = sp ? top - stride : top,
+               *second = sp > 1 ? below - stride : below;
         switch (e->op[i]) {
         case AOP_CONST:
             for (size_t k = 0; k < m; k++)
@@ -362,24 +364,24 @@ int aexpr_eval_many(const aexpr_t *e, const double *vm, size_t stride, size_t m,
             break;
         case AOP_ADD:
             for (size_t k = 0; k < m; k++)
-                below[k - stride] += below[k];
+                second[k] += below[k];
             sp--;
             break;
         case AOP_SUB:
             for (size_t k = 0; k < m; k++)
-                below[k - stride] -= below[k];
+                second[k] -= below[k];
             sp--;
             break;
         case AOP_MUL:
             for (size_t k = 0; k < m; k++)
-                below[k - stride] *= below[k];
+                second[k] *= below[k];
             sp--;
             break;
         default: /* AOP_DIV */
             for (size_t k = 0; k < m; k++) {
                 if (below[k] == 0 && st[k] == AEV_OK)
                     st[k] = AEV_ZERO_DEN;
-                below[k - stride] /= below[k];
+                second[k] /= below[k];
             }
             sp--;
         }
