@@ -38,7 +38,8 @@ static void analyze_usage(FILE *f)
             "  --top-by COL       default: the sort column\n"
             "  --csv, --json      machine-readable output (--csv --top: the top XUs)\n"
             "  -o, --output OUT   write OUT (atomically) instead of standard output\n"
-            "  --html OUT         the analysis page (one profile)\n"
+            "  --html OUT         the analysis page (one profile); then the table is\n"
+            "                     written only with -o, --csv or --json\n"
             "  --colour COL       column colouring the page's timeline and distributions\n"
             "  --scatter X,Y      the page's scatter plots (default: two events)\n"
             "  --no-resolve       do not run addr2line on unresolved constructs\n"
@@ -193,7 +194,7 @@ int ompf_cmd_analyze(int argc, char **argv)
         free(o.in);
         return rc < 0 ? 0 : rc;
     }
-    int text = o.csv || o.json || !o.html;
+    int text = o.csv || o.json || !o.html || strcmp(o.out, "-"); /* -o: the table too */
     ompf_outfile_t *of = NULL;
     FILE *fp = NULL;
     ompf_error_t err = {0};
