@@ -14,6 +14,7 @@ int ompf_cmd_show(int argc, char **argv);     /* cmd_show.c */
 int ompf_cmd_export(int argc, char **argv);   /* cmd_export.c */
 int ompf_cmd_import(int argc, char **argv);   /* cmd_import.c */
 int ompf_cmd_simulate(int argc, char **argv); /* cmd_simulate.c */
+int ompf_cmd_analyze(int argc, char **argv);  /* cmd_analyze.c */
 int ompf_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */
 
 #endif

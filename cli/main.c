@@ -20,6 +20,7 @@ static const command_t commands[] = {
     {"clean", ompf_cmd_clean, "repair a multiplexed (HEM) profile, CounterMiner-style"},
     {"evaluate", ompf_cmd_evaluate, "EPD and Correlation Error against reference runs"},
     {"report", ompf_cmd_report, "self-contained HTML report with plots"},
+    {"analyze", ompf_cmd_analyze, "per construct/thread/subtree sums, metrics, top XUs, page"},
     {"show", ompf_cmd_show, "human summary of profiles"},
     {"export", ompf_cmd_export, "profiles to CSV, JSON, Perfetto timeline or OTF2"},
     {"import", ompf_cmd_import, "CSV to profile"},
