@@ -642,9 +642,14 @@ int ompf_cmd_campaign(int argc, char **argv)
             fprintf(stderr, PROG ": %s\n", err.msg);
             io = 1;
         }
+        ompf_cmpc_write_analyses(res, nres, &io);
         ompf_cmpc_write_report(res, nres, html, log, &wrote_html, &io, &report_failed);
     }
     ompf_cmpc_print_table(stdout, res, nres);
+    for (size_t i = 0; i < nres; i++)
+        if (res[i].analysis[0])
+            printf("%s%s: analysis of fused-%s.ompf: %s/%s\n", i ? "" : "\n", res[i].name,
+                   tname[res[i].analysis_of], s.out, res[i].analysis);
     if (wrote_html || wrote_tsv)
         printf("\n%s%s%s%s   total time %.0f s\n", wrote_html ? "report: " : "",
                wrote_html ? html : "", wrote_tsv ? "   table: " : "", wrote_tsv ? tsv : "",

@@ -39,9 +39,18 @@ typedef struct result {
     int io_error;    /* a step or file failed on an I/O error: exit 2 */
     unsigned long long left_out[N_T]; /* most XUs left out of one pair */
     unsigned floor_pairs;             /* pairs calibrated at the floor */
+    char analysis[96];  /* "BENCH/analysis.html" (relative to --out), or "" */
+    int analysis_of;    /* the fused profile it analyses (a target) */
 } result_t;
 
 double ompf_cmpc_now(void);
+
+/* ---- cmd_campaign_results.c ---- */
+/* The analysis page (ompfuse analyze --html) of each benchmark's best
+ * fused profile: the fusion strategy with the lowest EPD, else LGL.
+ * Written to RES.dir/analysis.html; res[i].analysis names it.  *io is set
+ * when a page could not be written. */
+void ompf_cmpc_write_analyses(result_t *res, size_t n, int *io);
 
 /* ---- cmd_campaign_steps.c ---- */
 /* Runs this binary with args (args[0] = subcommand); the child dies with

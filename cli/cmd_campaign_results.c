@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd_campaign.h"
+#include "ompfuse/analysis.h"
 #include "ompfuse/file.h"
 
 /* ---- verdicts ---------------------------------------------------------
@@ -256,6 +257,64 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
     fprintf(f, "</section>\n");
 }
 
+void ompf_cmpc_write_analyses(result_t *res, size_t n, int *io)
+{
+    static const int fusion[] = {T_LGL, T_BC, T_CTC, T_BCU};
+    for (size_t i = 0; i < n; i++) {
+        result_t *r = &res[i];
+        int best = -1;
+        for (size_t k = 0; k < sizeof fusion / sizeof *fusion; k++) {
+            int t = fusion[k];
+            if (r->target_ok[t] && !isnan(r->epd[t]) && (best < 0 || r->epd[t] < r->epd[best]))
+                best = t;
+        }
+        if (best < 0 && r->target_ok[T_LGL])
+            best = T_LGL;
+        r->analysis[0] = '\0';
+        if (best < 0)
+            continue;
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%.4000s/analysis.html", r->dir);
+        ompf_error_t err;
+        memset(&err, 0, sizeof err);
+        if (ompf_analysis_page(r->target_path[best], path, &err)) {
+            fprintf(stderr, PROG ": %s: the analysis page of %s: %s\n", r->name,
+                    r->target_path[best], err.msg);
+            *io |= err.code == OMPF_EIO;
+            continue;
+        }
+        snprintf(r->analysis, sizeof r->analysis, "%.63s/analysis.html", r->name);
+        r->analysis_of = best;
+    }
+}
+
+/* Links to the analysis pages, below the verdicts. */
+static void html_analyses(FILE *f, const result_t *res, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= res[i].analysis[0] != '\0';
+    if (!any)
+        return;
+    fprintf(f, "<section id=\"analyses\"><h2>What the fused profiles say</h2>\n<p>Per "
+               "construct, thread and XU: counts, distributions, derived metrics and a "
+               "per-thread timeline of each benchmark's best fused profile "
+               "(<code>ompfuse analyze --html</code>).</p>\n<ul>\n");
+    for (size_t i = 0; i < n; i++) {
+        if (!res[i].analysis[0])
+            continue;
+        fprintf(f, "<li class=\"analysis\"><a href=\"");
+        html_escape(f, res[i].analysis);
+        fprintf(f, "\">");
+        html_escape(f, res[i].name);
+        fprintf(f, "</a>: fused-%s.ompf", tname[res[i].analysis_of]);
+        if (!isnan(res[i].epd[res[i].analysis_of]))
+            fprintf(f, " (EPD %.3f)", res[i].epd[res[i].analysis_of]);
+        fprintf(f, "</li>\n");
+    }
+    fprintf(f, "</ul></section>\n");
+}
+
 /* Puts the verdict section into the report `ompfuse report` wrote, before
  * the first benchmark's section; written to a new file and renamed.  0, or
  * err names the file and the reason. */
@@ -279,6 +338,7 @@ static int insert_verdicts(const char *path, const result_t *res, size_t n, ompf
     }
     fwrite(doc, 1, (size_t)(at - doc), f);
     html_verdicts(f, res, n);
+    html_analyses(f, res, n);
     fputs(at, f);
     free(doc);
     return ompf_outfile_commit(o, err);
@@ -338,6 +398,7 @@ static int write_fallback_html(const char *path, const result_t *res, size_t n,
     html_escape(f, why);
     fprintf(f, ". This page has the EPD table and the verdicts only.</p>\n");
     html_verdicts(f, res, n);
+    html_analyses(f, res, n);
     fprintf(f, "</body></html>\n");
     return ompf_outfile_commit(o, err);
 }
