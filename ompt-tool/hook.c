@@ -1,10 +1,10 @@
-/* exec and signal-handler hooks (docs/tool.md, "Fatal endings").
+/* exec, _exit and signal-handler hooks (docs/tool.md, "Fatal endings").
  *
  * The tool is loaded by libomp with dlopen (OMP_TOOL_LIBRARIES), local
  * scope: functions it defines do not interpose on the program's calls, so
  * defining execve here would do nothing.  Instead, once at start, the
  * program's and its libraries' GOT entries (PLT slots and data references)
- * for the exec family, sigaction and signal are pointed at the wrappers
+ * for the exec family, _exit, sigaction and signal are pointed at the wrappers
  * below.  Modules loaded later (dlopen after the first OpenMP construct),
  * calls from inside libc (posix_spawn, system) and direct syscalls are not
  * seen.  ELF64 RELA only (x86-64, aarch64). */
@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -111,6 +112,21 @@ static int h_execle(const char *path, const char *arg, ...)
     return h_execve(path, argv, envp);
 }
 
+/* ---- _exit: no atexit handlers run, so save the buffers as a fatal
+ * signal would (async-signal-safe: _exit is called from handlers) ----- */
+
+__attribute__((noreturn)) static void h__exit(int status)
+{
+    ft_salvage("ompfuse: _exit");
+    _exit(status);
+}
+
+__attribute__((noreturn)) static void h__Exit(int status)
+{
+    ft_salvage("ompfuse: _Exit");
+    _Exit(status);
+}
+
 /* ---- sigaction / signal: the tool's fatal handlers stay installed -------- */
 
 static int h_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -147,6 +163,7 @@ static const struct {
     {"execl", (void *)h_execl},     {"execlp", (void *)h_execlp},
     {"execle", (void *)h_execle},   {"fexecve", (void *)h_fexecve},
     {"sigaction", (void *)h_sigaction}, {"signal", (void *)h_signal},
+    {"_exit", (void *)h__exit},     {"_Exit", (void *)h__Exit},
 };
 #define NHOOKS (sizeof hooks / sizeof *hooks)
 

@@ -13,6 +13,7 @@
  *                 returns: the fault recurs and kills (SIGSEGV)
  *   fpe           integer division by zero (SIGFPE)
  *   ill           __builtin_trap() (SIGILL on x86-64)
+ *   _exit         _exit(3): no atexit handlers run
  *   exec          execl("/bin/echo", "echo", "exec'd", NULL)
  *   exec_task     a further task calls execlp("echo", ...) while the team
  *                 is live
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "ill"))
         __builtin_trap();
+    if (!strcmp(mode, "_exit"))
+        _exit(3);
     if (!strcmp(mode, "exec")) {
         execl("/bin/echo", "echo", "exec'd", (char *)NULL);
         return 99;
