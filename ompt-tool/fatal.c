@@ -79,7 +79,7 @@ void ft_salvage(const char *why)
     if (!__atomic_compare_exchange_n(&salvage_state, &expect, 1, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST)) {
         /* another thread salvages: let it finish before this one dies */
-        uint64_t end = mono_ns() + 2000000000u;
+        uint64_t end = mono_ns() + 5000000000u;
         while (salvage_tid != me && __atomic_load_n(&salvage_state, __ATOMIC_ACQUIRE) == 1 &&
                mono_ns() < end)
             nap(1000000);
@@ -92,7 +92,9 @@ void ft_salvage(const char *why)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     ft_thread_t *self = ft_self;
     ft_thread_t *all = __atomic_load_n(&ft_g.threads, __ATOMIC_ACQUIRE);
-    uint64_t end = mono_ns() + 200000000u; /* 0.2 s for all threads */
+    /* 2 s for all threads: a preempted thread on a loaded machine needs
+     * its time slice to leave a callback; a dying process can wait */
+    uint64_t end = mono_ns() + 2000000000u;
     for (ft_thread_t *t = all; t; t = t->next_all)
         while (t != self && __atomic_load_n(&t->in_cb, __ATOMIC_ACQUIRE) && mono_ns() < end)
             nap(50000);

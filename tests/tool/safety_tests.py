@@ -19,13 +19,14 @@ import run_tests as R
 A = None
 
 
-def env_for(out, tool):
+def env_for(out, tool, extra=None):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("OMPFUSE_") and k not in
            ("OMP_NUM_THREADS", "OMP_TOOL_LIBRARIES")}
     if tool:
         env["OMP_TOOL_LIBRARIES"] = A.tool
         env["OMPFUSE_OUTPUT"] = out
+        env.update(extra or {})
     return env
 
 
@@ -36,7 +37,7 @@ def clean(out):
             os.unlink(os.path.join(d, f))
 
 
-def run(argv, out, tool, nofile=None):
+def run(argv, out, tool, nofile=None, extra=None):
     """(returncode, stdout, stderr, pid); nofile: RLIMIT_NOFILE soft limit."""
     clean(out)
 
@@ -44,7 +45,7 @@ def run(argv, out, tool, nofile=None):
         if nofile:
             hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
-    p = subprocess.Popen(argv, env=env_for(out, tool), cwd=A.workdir,
+    p = subprocess.Popen(argv, env=env_for(out, tool, extra), cwd=A.workdir,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, preexec_fn=limit)
     so, se = p.communicate(timeout=240)
@@ -58,9 +59,13 @@ def show(path):
     return p.returncode, p.stderr
 
 
-def check_profile(path, want_xus, salvaged, tag):
-    prof = R.Profile(path, summary=True)
+def check_profile(path, want_xus, salvaged, tag, values=False):
+    prof = R.Profile(path, summary=not values)
     info = prof.info
+    if values:  # every event value of every XU present
+        R.check(all(v is not None for x in prof.xus for v in x["values"])
+                and len(prof.xus) == want_xus,
+                "%s: XUs with missing values" % tag)
     R.check(info.get("xus_read") == want_xus and
             info.get("xus_dropped") == 0,
             "%s: %s holds %s XUs (%s dropped), expected %d" % (
@@ -156,15 +161,16 @@ def t_fd_lost():
 
 # ---- fatal endings ---------------------------------------------------------
 
-def fatal_case(mode, n, final, sanitizer_owned=False):
+def fatal_case(mode, n, final, sanitizer_owned=False, events=None):
     """fatal_end MODE N without and with the tool: same status and
     stdout; the profile holds the N tasks: salvaged from the temporary
     file (final=False) or complete under its final name (exec)."""
     prog = R.prog("prog_fatal_end")
     out = os.path.join(A.workdir, "fatal-%s.ompf" % mode)
     ref = run([prog, mode, str(n)], out, False)
-    got = run([prog, mode, str(n)], out, True)
-    tag = "%s N=%d" % (mode, n)
+    got = run([prog, mode, str(n)], out, True,
+              extra={"OMPFUSE_EVENTS": events} if events else None)
+    tag = "%s N=%d%s" % (mode, n, " " + events if events else "")
     R.check(got[0] == ref[0] and got[1] == ref[1],
             "%s: program changed: rc %d vs %d, stdout %r vs %r" % (
                 tag, got[0], ref[0], got[1], ref[1]))
@@ -184,7 +190,7 @@ def fatal_case(mode, n, final, sanitizer_owned=False):
     path = out if final else "%s.tmp.%d" % (out, got[3])
     R.check(os.path.exists(path), "%s: no %s" % (tag, path))
     if os.path.exists(path):
-        check_profile(path, n, not final, tag)
+        check_profile(path, n, not final, tag, values=bool(events))
     if not final:
         R.check(not os.path.exists(out), "%s: a crashed run's profile was "
                 "renamed to its final name" % tag)
@@ -197,6 +203,9 @@ def t_fatal_signals():
             "(134 in a shell)" % r[0])
     # beyond one stream buffer: flushed chunks plus the buffered rest
     fatal_case("abort", 60000, False)
+    # event values: compressed flushed chunks plus salvaged raw ones
+    fatal_case("abort", 60000, False,
+               events="perf::TASK-CLOCK,perf::PAGE-FAULTS")
     fatal_case("abort_task", 1000, False)
     fatal_case("abort_handler", 1000, False, sanitizer_owned=True)
     r = fatal_case("segv", 1000, False, sanitizer_owned=True)
