@@ -73,8 +73,9 @@ static int h_fexecve(int fd, char *const argv[], char *const envp[])
     return exec_failed();
 }
 
-/* execl, execlp, execle: the arguments up to NULL (and envp after it). */
-#define ARGV_FROM_VA(arg0, argv, envp_out)                                  \
+/* execl, execlp, execle: the arguments up to NULL (and envp after it,
+ * when want_envp). */
+#define ARGV_FROM_VA(arg0, argv, envp_out, want_envp)                       \
     size_t n_ = 1;                                                          \
     va_list ap_;                                                            \
     va_start(ap_, arg0);                                                    \
@@ -86,13 +87,13 @@ static int h_fexecve(int fd, char *const argv[], char *const envp[])
     va_start(ap_, arg0);                                                    \
     for (size_t i_ = 1; i_ <= n_; i_++)                                     \
         argv[i_] = va_arg(ap_, char *);                                     \
-    envp_out = va_arg(ap_, char *const *);                                  \
+    envp_out = (want_envp) ? va_arg(ap_, char *const *) : NULL;             \
     va_end(ap_)
 
 static int h_execl(const char *path, const char *arg, ...)
 {
     char *const *envp;
-    ARGV_FROM_VA(arg, argv, envp);
+    ARGV_FROM_VA(arg, argv, envp, 0);
     (void)envp;
     return h_execv(path, argv);
 }
@@ -100,7 +101,7 @@ static int h_execl(const char *path, const char *arg, ...)
 static int h_execlp(const char *file, const char *arg, ...)
 {
     char *const *envp;
-    ARGV_FROM_VA(arg, argv, envp);
+    ARGV_FROM_VA(arg, argv, envp, 0);
     (void)envp;
     return h_execvp(file, argv);
 }
@@ -108,7 +109,7 @@ static int h_execlp(const char *file, const char *arg, ...)
 static int h_execle(const char *path, const char *arg, ...)
 {
     char *const *envp;
-    ARGV_FROM_VA(arg, argv, envp);
+    ARGV_FROM_VA(arg, argv, envp, 1);
     return h_execve(path, argv, envp);
 }
 

@@ -15,6 +15,8 @@
  *   ill           __builtin_trap() (SIGILL on x86-64)
  *   _exit         _exit(3): no atexit handlers run
  *   exec          execl("/bin/echo", "echo", "exec'd", NULL)
+ *   exec_le       execle("/bin/echo", ..., NULL, environ)
+ *   exec_vp       execvp("echo", argv)
  *   exec_task     a further task calls execlp("echo", ...) while the team
  *                 is live
  * The N tasks complete before the ending in every mode: a tool must keep
@@ -25,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static volatile int sink;
 
@@ -117,6 +121,15 @@ int main(int argc, char **argv)
         _exit(3);
     if (!strcmp(mode, "exec")) {
         execl("/bin/echo", "echo", "exec'd", (char *)NULL);
+        return 99;
+    }
+    if (!strcmp(mode, "exec_le")) {
+        execle("/bin/echo", "echo", "exec'd", (char *)NULL, environ);
+        return 99;
+    }
+    if (!strcmp(mode, "exec_vp")) {
+        char *args[] = {"echo", "exec'd", NULL};
+        execvp("echo", args);
         return 99;
     }
     if (!strcmp(mode, "abort_task") || !strcmp(mode, "exec_task"))

@@ -223,7 +223,7 @@ def t_fatal_signals():
 
 
 def t_fatal_exec():
-    for mode in ("exec", "exec_task"):
+    for mode in ("exec", "exec_le", "exec_vp", "exec_task"):
         r = fatal_case(mode, 1000, True)
         R.check(r[0] == 0 and r[1].endswith("exec'd\n"),
                 "%s: the exec did not happen: %r" % (mode, r))
