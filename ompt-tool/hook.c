@@ -24,12 +24,41 @@
 
 /* ---- exec: finish the profile first ------------------------------------ */
 
-static void before_exec(void) { ft_finalize_now(); }
+/* An exec that cannot find its file fails and the program goes on (a
+ * launcher trying candidates): do not end the profile for it.  Other
+ * failures (ENOEXEC, E2BIG...) are found out only by trying. */
+static int findable(const char *file, int search)
+{
+    if (!file || !*file)
+        return 0;
+    if (!search || strchr(file, '/'))
+        return access(file, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    char buf[4096];
+    for (const char *p = path;; p++) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int w = snprintf(buf, sizeof buf, "%.*s%s%s", (int)n, p, n ? "/" : "", file);
+        if (w > 0 && (size_t)w < sizeof buf && access(buf, X_OK) == 0)
+            return 1;
+        if (!e)
+            return 0;
+        p = e;
+    }
+}
+
+static void before_exec(const char *file, int search)
+{
+    if (findable(file, search))
+        ft_finalize_now();
+}
 
 static int exec_failed(void)
 {
     int e = errno;
-    if (getpid() == ft_g.pid)
+    if (getpid() == ft_g.pid && !ft_g.active)
         ft_warn_once("exec-failed",
                      "warning: exec failed (%s) after the profile was finished for it; "
                      "the rest of the run is not recorded",
@@ -40,35 +69,35 @@ static int exec_failed(void)
 
 static int h_execve(const char *path, char *const argv[], char *const envp[])
 {
-    before_exec();
+    before_exec(path, 0);
     execve(path, argv, envp);
     return exec_failed();
 }
 
 static int h_execv(const char *path, char *const argv[])
 {
-    before_exec();
+    before_exec(path, 0);
     execv(path, argv);
     return exec_failed();
 }
 
 static int h_execvp(const char *file, char *const argv[])
 {
-    before_exec();
+    before_exec(file, 1);
     execvp(file, argv);
     return exec_failed();
 }
 
 static int h_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    before_exec();
+    before_exec(file, 1);
     execvpe(file, argv, envp);
     return exec_failed();
 }
 
 static int h_fexecve(int fd, char *const argv[], char *const envp[])
 {
-    before_exec();
+    ft_finalize_now(); /* a descriptor: nothing to look up */
     fexecve(fd, argv, envp);
     return exec_failed();
 }

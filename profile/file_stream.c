@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -496,6 +497,20 @@ int ompf_writer_finish(ompf_writer_t *w, const ompf_profile_t *trailer, ompf_err
         rc = w->f.lost ? write_fail(w, err, OMPF_EIO)
                        : ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", w->tmp,
                                         strerror(errno));
+        ompf_writer_abort(w);
+        return rc;
+    }
+    /* what is there must be what was written: anything else (a file
+     * truncated or extended behind the writer's back) never gets the
+     * final name */
+    struct stat st;
+    int fd = fmt_wfd_get(&w->f);
+    if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size != w->f.off) {
+        rc = ompf_error_set(err, OMPF_EIO,
+                            "%s: holds %lld bytes but %llu were written (changed by another "
+                            "process); not renamed to %s",
+                            w->tmp, (long long)st.st_size, (unsigned long long)w->f.off,
+                            w->path);
         ompf_writer_abort(w);
         return rc;
     }

@@ -17,6 +17,8 @@
  *   exec          execl("/bin/echo", "echo", "exec'd", NULL)
  *   exec_le       execle("/bin/echo", ..., NULL, environ)
  *   exec_vp       execvp("echo", argv)
+ *   exec_fail     execl and execvp of files that do not exist fail; the
+ *                 program runs N more tasks and returns 0 (2N XUs)
  *   exec_task     a further task calls execlp("echo", ...) while the team
  *                 is live
  * The N tasks complete before the ending in every mode: a tool must keep
@@ -131,6 +133,13 @@ int main(int argc, char **argv)
         char *args[] = {"echo", "exec'd", NULL};
         execvp("echo", args);
         return 99;
+    }
+    if (!strcmp(mode, "exec_fail")) {
+        char *args[] = {"x", NULL};
+        execl("/nonexistent/ompfuse-x", "x", (char *)NULL);
+        execvp("ompfuse-no-such-program", args);
+        run_tasks(n);
+        return 0;
     }
     if (!strcmp(mode, "abort_task") || !strcmp(mode, "exec_task"))
         end_in_task(mode);

@@ -5,8 +5,9 @@
  *   closeall closes every descriptor (0.. the soft limit), opens nothing
  *   dup2     opens FILE and dup2()s it onto every other open descriptor
  *            >= 3 (a tool's output among them)
- *   lost     closes 3..the soft limit and removes every "*.tmp.<pid>" file
- *            named by $OMPFUSE_OUTPUT (a tool's temporary profile)
+ *   lost     closes 3..the soft limit and removes the file
+ *            $OMPFUSE_OUTPUT.tmp.<pid> (a tool's temporary profile)
+ *   scribble appends 4 MiB to $OMPFUSE_OUTPUT.tmp.<pid> at the end
  * then ROUNDS rounds (default 4) of `single` + TASKS tasks (default 50000)
  * each; after each round it appends one line to FILE (not in closeall and
  * lost).  At the end it reads FILE back, checks every byte and prints
@@ -50,15 +51,23 @@ static void close_range_(int lo, int hi)
         close(fd);
 }
 
-/* The tool's temporary profile: $OMPFUSE_OUTPUT.tmp.<pid>. */
-static void remove_tmp(void)
+/* The tool's temporary profile: $OMPFUSE_OUTPUT.tmp.<pid>; removed, or
+ * 4 MiB appended. */
+static void hit_tmp(int remove)
 {
     const char *out = getenv("OMPFUSE_OUTPUT");
     if (!out)
         return;
     char path[4200];
     snprintf(path, sizeof path, "%s.tmp.%ld", out, (long)getpid());
-    unlink(path);
+    if (remove) {
+        unlink(path);
+        return;
+    }
+    int fd = open(path, O_WRONLY | O_APPEND);
+    static char junk[4 << 20]; /* more than the tool's last flush */
+    if (fd >= 0 && write(fd, junk, sizeof junk) > 0)
+        close(fd);
 }
 
 int main(int argc, char **argv)
@@ -84,8 +93,8 @@ int main(int argc, char **argv)
                 dup2(fd, d);
     } else if (!strcmp(mode, "lost")) {
         close_range_(3, soft_limit());
-        remove_tmp();
-    } else {
+        hit_tmp(1);
+    } else if (strcmp(mode, "scribble")) {
         fprintf(stderr, "fd_hostile: unknown mode %s\n", mode);
         return 2;
     }
@@ -103,6 +112,8 @@ int main(int argc, char **argv)
         memcpy(expect + len, line, (size_t)n);
         len += (size_t)n;
     }
+    if (!strcmp(mode, "scribble"))
+        hit_tmp(0);
     if (fd < 0)
         return 0;
     char back[sizeof expect + 1];

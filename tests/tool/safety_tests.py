@@ -143,25 +143,39 @@ def t_fd_closeall():
     check_profile(out, FD_XUS, False, "closeall")
 
 
-def t_fd_lost():
-    """Descriptor closed and temporary file removed: one line on stderr
-    naming the file and why, no profile under the final name, no
-    temporary file left."""
-    got, out = fd_case("lost")
+def no_profile(mode, words):
+    """fd_hostile MODE: exactly one stderr line from the tool, naming the
+    temporary file and containing words; no file left under either
+    name."""
+    got, out = fd_case(mode)
     lines = got[2].splitlines()
     R.check(len(lines) == 1 and lines[0].startswith("ompfuse: error:") and
-            ".tmp.%d" % got[3] in lines[0] and "cannot be reopened" in
-            lines[0] and "no profile is written" in lines[0],
-            "lost: expected one line saying why, got %r" % got[2])
+            ".tmp.%d" % got[3] in lines[0] and
+            all(w in lines[0] for w in words),
+            "%s: expected one line saying why, got %r" % (mode, got[2]))
     left = [f for f in os.listdir(A.workdir)
             if f.startswith(os.path.basename(out))]
-    R.check(left == [], "lost: files left: %s" % left)
-    print("lost: %s" % got[2].strip())
+    R.check(left == [], "%s: files left: %s" % (mode, left))
+    print("%s: %s" % (mode, got[2].strip()))
+
+
+def t_fd_lost():
+    """Descriptor closed and temporary file removed: no profile under the
+    final name, one line says why."""
+    no_profile("lost", ["cannot be reopened", "no profile is written"])
+
+
+def t_fd_scribble():
+    """4 MiB appended to the temporary profile behind the tool's back: the
+    file is not what was written, so it never gets the final name; one
+    line says why."""
+    no_profile("scribble", ["were written", "not renamed"])
 
 
 # ---- fatal endings ---------------------------------------------------------
 
-def fatal_case(mode, n, final, sanitizer_owned=False, events=None):
+def fatal_case(mode, n, final, sanitizer_owned=False, events=None,
+               xus=None):
     """fatal_end MODE N without and with the tool: same status and
     stdout; the profile holds the N tasks: salvaged from the temporary
     file (final=False) or complete under its final name (exec)."""
@@ -190,7 +204,7 @@ def fatal_case(mode, n, final, sanitizer_owned=False, events=None):
     path = out if final else "%s.tmp.%d" % (out, got[3])
     R.check(os.path.exists(path), "%s: no %s" % (tag, path))
     if os.path.exists(path):
-        check_profile(path, n, not final, tag, values=bool(events))
+        check_profile(path, xus or n, not final, tag, values=bool(events))
     if not final:
         R.check(not os.path.exists(out), "%s: a crashed run's profile was "
                 "renamed to its final name" % tag)
@@ -227,6 +241,10 @@ def t_fatal_exec():
         r = fatal_case(mode, 1000, True)
         R.check(r[0] == 0 and r[1].endswith("exec'd\n"),
                 "%s: the exec did not happen: %r" % (mode, r))
+    # execs that cannot find their file fail: the profile goes on (2N XUs,
+    # no message)
+    r = fatal_case("exec_fail", 1000, True, xus=2000)
+    R.check(r[0] == 0, "exec_fail: status %d" % r[0])
 
 
 def main():
