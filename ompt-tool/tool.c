@@ -371,6 +371,7 @@ static void tool_finalize(ompt_data_t *tool_data);
  * region; this handler (registered after libomp's, so it runs first)
  * writes the profile in every case. */
 static void finalize_at_exit(void) { tool_finalize(NULL); }
+void ft_finalize_now(void) { tool_finalize(NULL); }
 
 static int tool_initialize(ompt_function_lookup_t lookup,
                            int initial_device_num, ompt_data_t *tool_data)
@@ -439,6 +440,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
                      runtime_version ? runtime_version : "unknown");
     ft_g.active = 1;
     atexit(finalize_at_exit);
+    ft_fatal_init();
     ft_verbose("profiling to %s (mode %s, %zu events, runtime %s)",
                ft_g.out_path, ft_g.mode, ft_g.nev,
                runtime_version ? runtime_version : "unknown");

@@ -5,6 +5,7 @@
 #include <omp-tools.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #if defined(__has_include)
 #if __has_include(<sys/rseq.h>) && (defined(__x86_64__) || defined(__aarch64__))
 #include <sys/rseq.h>
@@ -293,6 +294,25 @@ void ft_topo_of(int cpu, int32_t *core, int32_t *numa);
 /* meta.c */
 int ft_meta_fill(ompf_profile_t *p, const char *runtime_version);
 void ft_default_output(char *buf, size_t len, const char *dir);
+
+/* fatal.c: fatal signals (docs/tool.md, "Fatal endings") */
+#define FT_NFATAL 5 /* SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL */
+void ft_fatal_init(void);
+/* Writes every thread's buffered XUs to the temporary profile and stops
+ * recording; async-signal-safe, once per process (why prefixes its
+ * message, if any). */
+void ft_salvage(const char *why);
+/* For the sigaction/signal hooks: when sig is one the tool handles,
+ * records act as the program's disposition, returns the previous one in
+ * old, and returns 1; otherwise 0. */
+int ft_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* hook.c: exec family, sigaction and signal redirected in loaded modules */
+void ft_hooks_install(void);
+
+/* tool.c: finishes the profile now (before exec); nothing in a forked
+ * child or when already finished. */
+void ft_finalize_now(void);
 
 /* messages: one per cause */
 void ft_warn_once(const char *key, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -22,34 +23,28 @@
 #define STREAM_DEFAULT_CAPACITY (1u << 20)
 #endif
 
-struct ompf_writer {
-    pthread_mutex_t lock;
-    int fd;
-    char *path, *tmp;
-    uint32_t n_events;
-    char **event_names;
-    uint64_t xus_written, chunks;
-    int failed; /* sticky OMPF_E* of the first write failure */
-    int saved_errno;
-    ompf_wstream_t *streams;
-};
-
 /* Appends built chunks under the lock: the only serialised step. */
 static int append(ompf_writer_t *w, const fmt_buf_t *bytes, uint64_t chunks, uint64_t xus)
 {
     pthread_mutex_lock(&w->lock);
-    int rc = w->failed;
-    if (!rc) {
-        rc = fmt_write_all(w->fd, bytes->data, bytes->len);
-        if (rc) {
-            w->failed = rc;
-            w->saved_errno = errno;
-        } else {
-            w->chunks += chunks;
-            w->xus_written += xus;
-        }
-    }
+    int rc = fmt_ws_append_locked(w, bytes->data, bytes->len, chunks, xus);
     pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+int fmt_ws_append_locked(ompf_writer_t *w, const void *p, size_t n, uint64_t chunks,
+                         uint64_t xus)
+{
+    int rc = w->failed;
+    if (rc)
+        return rc;
+    if (fmt_wfd_write(&w->f, p, n) != 0) {
+        w->failed = rc = OMPF_EIO;
+        w->saved_errno = errno;
+    } else {
+        w->chunks += chunks;
+        w->xus_written += xus;
+    }
     return rc;
 }
 
@@ -62,10 +57,29 @@ static int stage(ompf_wstream_t *s, fmt_buf_t *acc, uint32_t type, size_t count)
     return rc;
 }
 
+/* Marks s busy (or not) for a signal arriving on this thread; other
+ * threads are stopped by the tool before it salvages (fmt_ws_salvage). */
+static inline void set_busy(ompf_wstream_t *s, int v)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->busy = v;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static int flush(ompf_wstream_t *s);
+
 int ompf_wstream_flush(ompf_wstream_t *s)
 {
     if (!s)
         return OMPF_EINVAL;
+    set_busy(s, 1);
+    int rc = flush(s);
+    set_busy(s, 0);
+    return rc;
+}
+
+static int flush(ompf_wstream_t *s)
+{
     fmt_buf_t *acc = &s->acc;
     acc->len = 0;
     uint64_t chunks = 0;
@@ -146,7 +160,10 @@ FMT_COLD static int grow_labels(ompf_wstream_t *s)
 FMT_COLD static int path_slow(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
                               const uint64_t *comps, unsigned n)
 {
-    if (grow_labels(s))
+    set_busy(s, 1);
+    int rc = grow_labels(s);
+    set_busy(s, 0);
+    if (rc)
         return OMPF_ENOMEM;
     return ompf_wstream_label_path(s, first_id, parent_id, comps, n);
 }
@@ -184,7 +201,9 @@ int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id, const ompf_construct_
     if (!s || !c)
         return OMPF_EINVAL;
     size_t before = s->constructs.len;
+    set_busy(s, 1);
     fmt_enc_construct(&s->constructs, id, c);
+    set_busy(s, 0);
     if (s->constructs.oom) {
         /* drop the partial record, keep the buffered ones */
         s->constructs.oom = 0;
@@ -245,7 +264,10 @@ void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values)
 FMT_COLD static int xu_slow(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
                             uint64_t label_id, const double *values)
 {
-    if (grow_xus(s))
+    set_busy(s, 1);
+    int rc = grow_xus(s);
+    set_busy(s, 0);
+    if (rc)
         return OMPF_ENOMEM;
     return ompf_wstream_xu(s, xu, construct_id, label_id, values);
 }
@@ -265,7 +287,9 @@ int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t)
     if (!s || !t)
         return OMPF_EINVAL;
     size_t before = s->threads.len;
+    set_busy(s, 1);
     fmt_enc_thread(&s->threads, t, s->n_events);
+    set_busy(s, 0);
     if (s->threads.oom) {
         s->threads.oom = 0;
         s->threads.len = before;
@@ -353,6 +377,11 @@ static int write_fail(ompf_writer_t *w, ompf_error_t *err, int rc)
 {
     if (rc == OMPF_ENOMEM)
         return ompf_error_set(err, rc, "%s: out of memory while writing the profile", w->tmp);
+    if (w->f.lost)
+        return ompf_error_set(err, rc,
+                              "%s: the program closed or took over the profile's descriptor "
+                              "and the file cannot be reopened (%s); no profile is written",
+                              w->tmp, strerror(w->f.lost));
     return ompf_error_set(err, rc, "%s: write failed: %s; check free disk space", w->tmp,
                           strerror(w->saved_errno ? w->saved_errno : EIO));
 }
@@ -367,7 +396,7 @@ int ompf_writer_create(const char *path, const ompf_profile_t *header, ompf_writ
     if (!w)
         return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
     pthread_mutex_init(&w->lock, NULL);
-    w->fd = -1;
+    w->f.fd = -1;
     size_t tlen = strlen(path) + 32;
     w->path = strdup(path);
     w->tmp = malloc(tlen);
@@ -383,8 +412,7 @@ int ompf_writer_create(const char *path, const ompf_profile_t *header, ompf_writ
             return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
         }
     snprintf(w->tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
+    if (fmt_wfd_create(&w->f, w->tmp) != 0) {
         int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
                                 "%s: cannot create: %s; check that the directory exists "
                                 "and is writable", w->tmp, strerror(errno));
@@ -465,14 +493,28 @@ int ompf_writer_finish(ompf_writer_t *w, const ompf_profile_t *trailer, ompf_err
         ompf_writer_abort(w);
         return rc;
     }
-    if (fsync(w->fd)) {
-        rc = ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", w->tmp, strerror(errno));
+    if (fmt_wfd_sync(&w->f)) {
+        rc = w->f.lost ? write_fail(w, err, OMPF_EIO)
+                       : ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", w->tmp,
+                                        strerror(errno));
         ompf_writer_abort(w);
         return rc;
     }
-    int fd = w->fd;
-    w->fd = -1;
-    if (close(fd)) {
+    /* what is there must be what was written: anything else (a file
+     * truncated or extended behind the writer's back) never gets the
+     * final name */
+    struct stat st;
+    int fd = fmt_wfd_get(&w->f);
+    if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size != w->f.off) {
+        rc = ompf_error_set(err, OMPF_EIO,
+                            "%s: holds %lld bytes but %llu were written (changed by another "
+                            "process); not renamed to %s",
+                            w->tmp, (long long)st.st_size, (unsigned long long)w->f.off,
+                            w->path);
+        ompf_writer_abort(w);
+        return rc;
+    }
+    if (fmt_wfd_close(&w->f)) {
         rc = ompf_error_set(err, OMPF_EIO, "%s: close failed: %s", w->tmp, strerror(errno));
         ompf_writer_abort(w);
         return rc;
@@ -491,8 +533,7 @@ void ompf_writer_abort(ompf_writer_t *w)
 {
     if (!w)
         return;
-    if (w->fd >= 0)
-        close(w->fd);
+    fmt_wfd_close(&w->f);
     unlink(w->tmp);
     writer_free(w);
 }

@@ -8,8 +8,23 @@
 #ifndef OMPF_WSTREAM_H
 #define OMPF_WSTREAM_H
 
+#include <pthread.h>
+
 #include "fmt.h"
 #include "ompfuse/file.h"
+#include "wfd.h"
+
+struct ompf_writer {
+    pthread_mutex_t lock;
+    fmt_wfd_t f; /* the temporary file, guarded against the program */
+    char *path, *tmp;
+    uint32_t n_events;
+    char **event_names;
+    uint64_t xus_written, chunks;
+    int failed; /* sticky OMPF_E* of the first write failure */
+    int saved_errno;
+    ompf_wstream_t *streams;
+};
 
 struct ompf_wstream {
     /* Hot fields first: the record calls touch only these.  Records are
@@ -34,7 +49,25 @@ struct ompf_wstream {
 
     fmt_buf_t payload, acc; /* scratch for encoding, kept across flushes */
     void *z;                /* ZSTD_CCtx */
+    /* Set while the buffers are being flushed or reallocated: a fatal
+     * signal arriving then cannot trust them (fmt_ws_salvage). */
+    volatile int busy;
 };
+
+/* Appends n bytes (chunks complete chunks holding xus XUs) to the file,
+ * with w->lock held.  Async-signal-safe.  0 or the sticky OMPF_E*. */
+int fmt_ws_append_locked(ompf_writer_t *w, const void *p, size_t n, uint64_t chunks,
+                         uint64_t xus);
+
+/* Fatal endings (stream_salvage.c): writes what s has buffered as
+ * uncompressed chunks, without malloc, zstd or a blocking lock, and
+ * empties it.  For a signal handler, after the threads that fill s have
+ * stopped (or s's thread is the one interrupted: then drop_last drops the
+ * last buffered XU, which the interrupted code may have been storing).
+ * 0; OMPF_EINVAL when s was busy (its buffers are not consistent) or the
+ * writer lock is held; OMPF_ENOMEM when no scratch could be mapped; or the
+ * writer's sticky error. */
+int fmt_ws_salvage(ompf_wstream_t *s, int drop_last);
 
 /* Stores values (NULL: missing) of buffered XU i (file_stream.c). */
 void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values);
