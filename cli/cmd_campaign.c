@@ -646,16 +646,16 @@ int ompf_cmd_campaign(int argc, char **argv)
         ompf_cmpc_write_report(res, nres, html, log, &wrote_html, &io, &report_failed);
     }
     ompf_cmpc_print_table(stdout, res, nres);
-    for (size_t i = 0; i < nres; i++)
-        if (res[i].analysis[0])
-            printf("%s%s: analysis of fused-%s.ompf: %s/%s\n", i ? "" : "\n", res[i].name,
-                   tname[res[i].analysis_of], s.out, res[i].analysis);
     if (wrote_html || wrote_tsv)
         printf("\n%s%s%s%s   total time %.0f s\n", wrote_html ? "report: " : "",
                wrote_html ? html : "", wrote_tsv ? "   table: " : "", wrote_tsv ? tsv : "",
                ompf_cmpc_now() - t0);
     else
         printf("\nno report written   total time %.0f s\n", ompf_cmpc_now() - t0);
+    for (size_t i = 0; i < nres; i++)
+        if (res[i].analysis[0])
+            printf("analysis: %s/%s   (%s, fused-%s.ompf)\n", s.out, res[i].analysis,
+                   res[i].name, tname[res[i].analysis_of]);
     for (size_t i = 0; i < nres; i++)
         for (size_t r = 0; r < res[i].nrefs; r++)
             free(res[i].refs[r]);

@@ -236,6 +236,16 @@ def test_reduced(tmp):
     if heads:
         check(heads[0].startswith("headline: fusion wins on %d of %d benchmarks" %
                                   (nwin, len(benches))), "headline count: %r" % heads[0])
+    # each benchmark with a fused profile has its analysis page, linked
+    # from the report and named on stdout
+    report = open(os.path.join(out, "report.html")).read()
+    for b in benches:
+        page = os.path.join(out, b, "analysis.html")
+        check(os.path.getsize(page) > 1000 and "<svg" in open(page).read(),
+              "%s: analysis page %s" % (b, page))
+        check('href="%s/analysis.html"' % b in report, "%s: report links its analysis" % b)
+        check(any(l.startswith("analysis: " + page) for l in lines),
+              "%s: stdout names %s" % (b, page))
     # --summarize prints the same table and verdicts from epd.tsv
     s = subprocess.run([OMPFUSE, "campaign", "--summarize", out], capture_output=True,
                        text=True)
