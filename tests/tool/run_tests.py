@@ -273,10 +273,13 @@ def t_taskloop_race():
 
 def t_knapsack():
     """Deterministic mode (-d): identical label multisets in every run, at
-    a size whose task tree is large (~13k XUs; at small sizes the shared
-    bound prunes nothing timing-dependent and both modes look alike).  The
-    usual mode at the same size must differ between runs, or the -d check
-    would not show that -d does anything."""
+    a size whose task tree is large (13,348 tasks), and the same at 1 and 4
+    threads.  That -d is what fixes the tree is shown without relying on
+    timing: the usual (shared-bound) mode at 1 thread searches in one fixed
+    order, lets the shared bound prune, and makes another, much smaller
+    tree.  That the usual mode also varies between 4-thread runs is
+    printed, not asserted: on a loaded machine the threads can run one
+    after another and repeat one tree."""
     b = A.knapsack or prog("knapsack")
     check(os.path.exists(b), "knapsack benchmark not built (%s)" % b)
     if not os.path.exists(b):
@@ -284,32 +287,37 @@ def t_knapsack():
     args = ["-n", "34", "-s", "2", "-c", "16"]
     moved, _ = determinism(b, args + ["-d"], "knapsack-d", runs=3)
     check(moved > 0, "knapsack -d: thread assignment never differed")
-    # shared bound: the search tree depends on timing; labels the runs
-    # share name the same nodes (same type, same parent), the rest differ
+    o = out("knap-d-1")
+    r = run(b, args + ["-d"], o, threads=1)
+    check(r.returncode == 0, "knapsack -d 1 thread rc=%d" % r.returncode)
+    d1 = Profile(o).labels()
+    o = out("det-knapsack-d-0")
+    d4 = Profile(o).labels()
+    check(d1 == d4, "knapsack -d: 1 thread gave %d XUs, 4 threads %d: labels differ"
+          % (sum(d1.values()), sum(d4.values())))
+    o = out("knap-nd-1")
+    r = run(b, args, o, threads=1)
+    check(r.returncode == 0, "knapsack 1 thread rc=%d" % r.returncode)
+    u1 = Profile(o).labels()
+    check(sum(u1.values()) < sum(d1.values()) and u1 != d1,
+          "knapsack: the shared bound at 1 thread gave %d XUs, -d %d: -d changed nothing"
+          % (sum(u1.values()), sum(d1.values())))
+    # shared bound at 4 threads: the search tree depends on timing; labels
+    # the runs share name the same nodes (same type, same parent)
     sets = []
-    for i in range(3):
-        o = out("knap-nd-%d" % i)
+    for i in range(2):
+        o = out("knap-nd-%d" % (i + 2))
         r = run(b, args, o, threads=4)
         check(r.returncode == 0, "knapsack rc=%d" % r.returncode)
         sets.append(Profile(o))
-    common = set(sets[0].labels())
-    for p in sets[1:]:
-        common &= set(p.labels())
+    common = set(sets[0].labels()) & set(sets[1].labels())
     types0 = {x["label"]: x["type"] for x in sets[0].xus}
-    for p in sets[1:]:
-        types = {x["label"]: x["type"] for x in p.xus}
-        check(all(types[l] == types0[l] for l in common),
-              "a shared label has different types")
-    counts = [len(p.xus) for p in sets]
-    print("knapsack (shared bound, same size): %s XUs per run, %d labels "
-          "common to all" % (counts, len(common)))
+    types1 = {x["label"]: x["type"] for x in sets[1].xus}
+    check(all(types0[l] == types1[l] for l in common), "a shared label has different types")
     check(len(common) > 0, "no common labels between non-deterministic runs")
-    # the shared bound makes the task set itself depend on timing (issue
-    # #8): XU counts and labels must differ between runs
-    check(len(set(counts)) > 1, "knapsack's usual mode gave the same XU "
-          "count in 3 runs: %s" % counts)
-    check(any(p.labels() != sets[0].labels() for p in sets[1:]),
-          "knapsack's usual mode gave identical labels in 3 runs")
+    print("knapsack: -d %d XUs at 1 and 4 threads; shared bound: %d XUs at 1 thread, "
+          "%s at 4 threads (%d labels common)" % (sum(d1.values()), sum(u1.values()),
+                                                   [len(p.xus) for p in sets], len(common)))
 
 
 def conservation_of(p, name):
