@@ -421,10 +421,12 @@ static void page_scatter(const ompf_aresult_t *r, size_t sx, size_t sy, const cg
             if (++grid[by][bx] > maxc)
                 maxc = grid[by][bx];
         }
-        fprintf(f, "<figure><svg class=\"scatter\" width=\"%d\" height=\"%d\" font-size=\"10\" "
-                   "xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"%d\" y=\"4\" width=\"%d\" "
-                   "height=\"%d\" fill=\"none\" stroke=\"#999\"/>",
-                N * CELL + PAD + 10, N * CELL + PAD, PAD, N * CELL, N * CELL);
+        fprintf(f, "<figure style=\"width:%dpx\"><svg class=\"scatter\" width=\"%d\" "
+                   "height=\"%d\" font-size=\"10\" xmlns=\"http://www.w3.org/2000/svg\">"
+                   "<rect x=\"%d\" y=\"4\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                   "stroke=\"#999\"/>",
+                N * CELL + PAD + 10, N * CELL + PAD + 10, N * CELL + PAD + 14, PAD, N * CELL,
+                N * CELL);
         for (int by = 0; by < N; by++)
             for (int bx = 0; bx < N; bx++)
                 if (grid[by][bx]) {
@@ -441,9 +443,16 @@ static void page_scatter(const ompf_aresult_t *r, size_t sx, size_t sy, const cg
                 PAD, N * CELL + 16, a, PAD + N * CELL, N * CELL + 16, b);
         axis_label(&ay, 0, a, sizeof a);
         axis_label(&ay, 1, b, sizeof b);
-        fprintf(f, "<text x=\"0\" y=\"%d\">%s</text><text x=\"0\" y=\"14\">%s</text></svg>"
-                   "<figcaption>",
-                N * CELL, a, b);
+        fprintf(f, "<text x=\"0\" y=\"%d\">%s</text><text x=\"0\" y=\"14\">%s</text>", N * CELL,
+                a, b);
+        /* axis titles: what is plotted, on the plot itself */
+        fprintf(f, "<text class=\"xtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", PAD + N * CELL / 2,
+                N * CELL + 30);
+        col_name(f, r, sx);
+        fprintf(f, "%s</text><text class=\"ytitle\" transform=\"translate(12,%d) rotate(-90)\" "
+                   "text-anchor=\"middle\">", ax.log ? " (log)" : "", 4 + N * CELL / 2);
+        col_name(f, r, sy);
+        fprintf(f, "%s</text></svg><figcaption>", ay.log ? " (log)" : "");
         esc(f, ares_construct_name(r->p, g[k].type));
         fprintf(f, ": %zu XUs (%zu without both values); x %s, y %s</figcaption></figure>\n",
                 used, skipped, ax.log ? "log" : "clipped 1-99 %", ay.log ? "log" : "clipped 1-99 %");
@@ -478,7 +487,10 @@ int ompf_aresult_write_html(const ompf_aresult_t *r, const ompf_page_opts_t *o, 
     int dcol = r->ncols > 1 + nev ? (int)(1 + nev) : nev ? 1 : 0;
     int cc = pick(r, o->colour, "--colour", dcol, err);
     int sx = pick(r, o->sx, "--scatter", nev >= 2 ? 1 : 0, err);
-    int sy = pick(r, o->sy, "--scatter", nev >= 2 ? 2 : nev ? 1 : 0, err);
+    /* default y: the first derived metric (a ratio of events, the reason
+       to fuse), else the second event */
+    int sy = pick(r, o->sy, "--scatter",
+                  r->ncols > 1 + nev ? (int)(1 + nev) : nev >= 2 ? 2 : nev ? 1 : 0, err);
     if (cc < 0 || sx < 0 || sy < 0)
         return OMPF_EUSAGE;
     unsigned W = o->width ? o->width : 1200;
