@@ -21,7 +21,7 @@ static void export_usage(FILE *f)
             "  --csv          CSV output (the only format)\n"
             "  -o, --output OUT  write OUT (atomically) instead of standard output\n"
             "  --no-resolve   do not run addr2line on unresolved constructs\n"
-            "  -h, --help     this help\n");
+            "  -h, --help     this help\n" OMPF_CLI_EXIT_HELP);
 }
 
 int ompf_cmd_export(int argc, char **argv)
@@ -78,21 +78,23 @@ int ompf_cmd_export(int argc, char **argv)
         fprintf(stderr, "ompfuse export: warning: %s\n", err.msg);
     ompf_outfile_t *o;
     FILE *fp;
+    ompf_stale_tmp_remove(out, stderr, "ompfuse export");
     if (ompf_outfile_open(out, &o, &fp, &err)) {
         fprintf(stderr, "ompfuse export: %s\n", err.msg);
         ompf_profile_destroy(p);
-        return 1;
+        return 2;
     }
     rc = ompf_csv_export(p, fp, &err);
     ompf_profile_destroy(p);
     if (rc) {
         ompf_outfile_abort(o);
-        fprintf(stderr, "ompfuse export: %s\n", err.msg);
-        return 1;
+        fprintf(stderr, "ompfuse export: %s: %s\n", strcmp(out, "-") ? out : "standard output",
+                err.msg);
+        return 2;
     }
     if (ompf_outfile_commit(o, &err)) {
         fprintf(stderr, "ompfuse export: %s\n", err.msg);
-        return 1;
+        return 2;
     }
     return 0;
 }

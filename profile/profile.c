@@ -132,6 +132,7 @@ void ompf_profile_destroy(ompf_profile_t *p)
     for (size_t i = 0; i < p->n_ev; i++)
         free_event(&p->ev[i]);
     free(p->ev);
+    free(p->ev_hash);
     for (size_t i = 0; i < p->n_con; i++)
         free_construct(&p->con[i]);
     free(p->con);
@@ -227,6 +228,41 @@ int ompf_profile_set_run_id(ompf_profile_t *p, uint64_t id)
 
 /* ---- events ------------------------------------------------------------- */
 
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Slot of name in the event hash: its entry, or the empty slot where it
+ * belongs. */
+static size_t ev_slot(const ompf_profile_t *p, const char *name)
+{
+    size_t m = p->ev_hash_cap - 1, i = name_hash(name) & m;
+    while (p->ev_hash[i] && strcmp(p->ev[p->ev_hash[i] - 1].name, name))
+        i = (i + 1) & m;
+    return i;
+}
+
+/* Makes room for one more event in the hash (rebuilt when it grows). */
+static int ev_hash_reserve(ompf_profile_t *p)
+{
+    if ((p->n_ev + 1) * 2 <= p->ev_hash_cap)
+        return 0;
+    size_t cap = p->ev_hash_cap ? p->ev_hash_cap * 2 : 64;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return OMPF_ENOMEM;
+    free(p->ev_hash);
+    p->ev_hash = h;
+    p->ev_hash_cap = cap;
+    for (size_t e = 0; e < p->n_ev; e++)
+        h[ev_slot(p, p->ev[e].name)] = (uint32_t)e + 1;
+    return 0;
+}
+
 int ompf_event_add(ompf_profile_t *p, const ompf_event_t *ev, uint32_t *idx)
 {
     if (!p || !ev || !ev->name || !*ev->name)
@@ -238,7 +274,8 @@ int ompf_event_add(ompf_profile_t *p, const ompf_event_t *ev, uint32_t *idx)
         return OMPF_EINVAL;
     if (p->n_ev >= UINT32_MAX - 1)
         return OMPF_ERANGE;
-    if (ompf__grow((void **)&p->ev, &p->cap_ev, p->n_ev + 1, sizeof *p->ev))
+    if (ompf__grow((void **)&p->ev, &p->cap_ev, p->n_ev + 1, sizeof *p->ev) ||
+        ev_hash_reserve(p))
         return OMPF_ENOMEM;
     ompf_event_t e = *ev;
     e.name = ompf__strdup(ev->name);
@@ -248,6 +285,7 @@ int ompf_event_add(ompf_profile_t *p, const ompf_event_t *ev, uint32_t *idx)
         return OMPF_ENOMEM;
     }
     p->ev[p->n_ev] = e;
+    p->ev_hash[ev_slot(p, e.name)] = (uint32_t)p->n_ev + 1;
     if (idx)
         *idx = (uint32_t)p->n_ev;
     p->n_ev++;
@@ -266,12 +304,10 @@ const ompf_event_t *ompf_event_get(const ompf_profile_t *p, uint32_t idx)
 
 int ompf_event_find(const ompf_profile_t *p, const char *name)
 {
-    if (!p || !name)
+    if (!p || !name || !p->ev_hash_cap)
         return -1;
-    for (size_t i = 0; i < p->n_ev; i++)
-        if (!strcmp(p->ev[i].name, name))
-            return (int)i;
-    return -1;
+    uint32_t e = p->ev_hash[ev_slot(p, name)];
+    return e ? (int)(e - 1) : -1;
 }
 
 int ompf_event_set_status(ompf_profile_t *p, uint32_t idx, int32_t status,

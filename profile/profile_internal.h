@@ -10,6 +10,10 @@ struct ompf_profile {
 
     size_t n_ev, cap_ev;
     ompf_event_t *ev;
+    /* Open-addressing hash of event names (index + 1; 0 = empty), so that
+     * adding n events costs O(n), not O(n^2) name compares. */
+    uint32_t *ev_hash;
+    size_t ev_hash_cap; /* power of two, at least twice n_ev */
 
     size_t n_con, cap_con;
     ompf_construct_t *con;
