@@ -513,8 +513,9 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
         /* The thread table gets 1 + the largest index: keep it sane. */
         if (u > CSV_MAX_THREAD) {
             rc = perr(ps, f[COL_THREAD].line, f[COL_THREAD].col, OMPF_ERANGE, "column "
-                      "'thread': %llu is too large (thread indices are at most %u)",
-                      (unsigned long long)u, CSV_MAX_THREAD);
+                      "'thread': %llu is too large (thread indices are below the limit "
+                      "OMPF_MAX_THREADS = %u, docs/format.md, Limits)",
+                      (unsigned long long)u, OMPF_MAX_THREADS);
             break;
         }
         x.thread = (uint32_t)u;
