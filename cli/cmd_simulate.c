@@ -149,7 +149,7 @@ static int write_text(const char *path, const ompf_sim_model_t *m, const ompf_si
     int rc = plan ? ompf_sim_plan_write(plan, m, f) : ompf_sim_model_write(m, f);
     if (rc) {
         ompf_outfile_abort(o);
-        fprintf(stderr, "ompfuse simulate: %s: cannot write\n", path);
+        fprintf(stderr, "ompfuse simulate: %s: write failed: %s\n", path, strerror(errno));
         return 2;
     }
     if (ompf_outfile_commit(o, &err)) {

@@ -148,6 +148,20 @@ for r in range(20000): print('%d,a:1,task,0.%d,0,0,%d,%d,%d,%d' % (r, r, r, r + 
     grep -qF "$nospc" "$T/err" && ok || bad "export: no reason: $(cat "$T/err")"
     expect 2 "$M/c.ompf" -- "$B" combine --strategy ctc --force -q -o "$M/c.ompf" "$T/big.ompf" "$T/big2.ompf"
     grep -qF "$nospc" "$T/err" && ok || bad "combine: no reason: $(cat "$T/err")"
+    # The disk filled up completely: even small outputs fail.
+    cat /dev/zero >"$M/fill" 2>/dev/null
+    expect 2 "$M/r.html" -- "$B" report -q -o "$M/r.html" --references "$T/a.ompf" "$T/b.ompf" -- "$T/c.ompf"
+    grep -qF "$nospc" "$T/err" && ok || bad "report: no reason: $(cat "$T/err")"
+    expect 2 "$M/e.csv" -- "$B" evaluate -q --csv "$M/e.csv" --references "$T/a.ompf" "$T/b.ompf" -- "$T/c.ompf"
+    grep -qF "$nospc" "$T/err" && ok || bad "evaluate: no reason: $(cat "$T/err")"
+    expect 2 "$M/p.txt" -- "$B" plan --events x,y --slots 2 --assume-compatible -o "$M/p.txt"
+    grep -qF "$nospc" "$T/err" && ok || bad "plan: no reason: $(cat "$T/err")"
+    expect 2 "$M/s" -- "$B" simulate -q --model builtin:zero --plan-auto 2 -o "$M/s"
+    grep -qF "$nospc" "$T/err" && ok || bad "simulate: no reason: $(cat "$T/err")"
+    rm -f "$M/fill"
+    # simulate created its directory, but no file may be left in it.
+    [ -z "$(find "$M/s" -type f 2>/dev/null)" ] && ok || bad "simulate left files: $(ls -la "$M/s")"
+    rmdir "$M/s" 2>/dev/null
     [ -z "$(ls -A "$M")" ] && ok || bad "the full disk holds leftovers: $(ls -la "$M")"
   else
     bad "mount of a tmpfs failed although running as root"
