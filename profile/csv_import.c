@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_num.h"
 #include "fmt.h"
 #include "ompfuse/csv.h"
 #include "ompfuse/file.h"
@@ -152,100 +153,6 @@ static int next_record(parser_t *ps)
             advance(ps);
         return 1;
     }
-}
-
-/* A count: decimal digits only, parsed exactly (never through double).
- * -1: not digits (sign, hex, fraction, exponent, blank); -2: above
- * 2^64-1. */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    uint64_t v = 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        uint64_t d = (uint64_t)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -2;
-        v = v * 10 + d;
-    }
-    if (*s)
-        return -1;
-    if (v > max)
-        return -2;
-    *out = v;
-    return 0;
-}
-
-static int parse_i32(const char *s, int32_t *out)
-{
-    if (!*s || (*s != '-' && (*s < '0' || *s > '9')))
-        return -1;
-    errno = 0;
-    char *e;
-    long long v = strtoll(s, &e, 10);
-    if (*e || errno || v < INT32_MIN || v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
-/* An event value: empty (missing), or a decimal number as export writes
- * it: [-]digits[.digits][e[+-]digits], or [-]inf.  No hex, nan (NaN is
- * how a profile stores "missing": a 'nan' cell would come back as an empty
- * one), blanks or '+'.  An integer is read exactly: one that a value (a 64-bit
- * float) cannot hold exactly, above 2^53, is refused rather than rounded.
- * Returns 0, -1 (syntax), -2 (integer above 2^64-1), -3 (integer not
- * exact as a value), -4 (beyond the range of a double). */
-static int parse_value(const char *s, double *out)
-{
-    if (!*s) {
-        *out = OMPF_MISSING;
-        return 0;
-    }
-    const char *q = s + (*s == '-');
-    if (!strcmp(q, "inf")) {
-        *out = *s == '-' ? -HUGE_VAL : HUGE_VAL;
-        return 0;
-    }
-    size_t digits = strspn(q, "0123456789");
-    if (!digits)
-        return -1;
-    if (!q[digits]) {
-        uint64_t u;
-        int rc = parse_u64(q, UINT64_MAX, &u);
-        if (rc)
-            return rc;
-        double d = (double)u;
-        /* 2^64 itself is no uint64_t: compare in double first. */
-        if (d >= 18446744073709551616.0 || (uint64_t)d != u)
-            return -3;
-        *out = *s == '-' ? -d : d;
-        return 0;
-    }
-    const char *t = q + digits;
-    if (*t == '.') {
-        size_t f = strspn(t + 1, "0123456789");
-        if (!f)
-            return -1;
-        t += 1 + f;
-    }
-    if (*t == 'e' || *t == 'E') {
-        t++;
-        if (*t == '+' || *t == '-')
-            t++;
-        size_t x = strspn(t, "0123456789");
-        if (!x)
-            return -1;
-        t += x;
-    }
-    if (*t)
-        return -1;
-    errno = 0;
-    double v = strtod(s, NULL);
-    if (errno == ERANGE && (v > 1 || v < -1))
-        return -4;
-    *out = v;
-    return 0;
 }
 
 /* ---- type strings -> constructs (hash of strings) --------------------- */
@@ -438,7 +345,7 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
 /* Counts: decimal digits, at most 2^64-1, read exactly. */
 #define COUNT(i, dst, what)                                                               \
     do {                                                                                  \
-        int prc_ = parse_u64(f[i].s, UINT64_MAX, dst);                                    \
+        int prc_ = ompf__csv_u64(f[i].s, UINT64_MAX, dst);                                \
         if (prc_ == -2)                                                                   \
             rc = perr(ps, f[i].line, f[i].col, OMPF_ERANGE, "column '%s': %s is above "   \
                       "2^64-1 = 18446744073709551615", want[i], f[i].s);                  \
@@ -522,7 +429,7 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
         x.team_thread = x.thread;
         if (x.thread > max_thread)
             max_thread = x.thread;
-        if (parse_i32(f[COL_CPU].s, &x.cpu)) {
+        if (ompf__csv_i32(f[COL_CPU].s, &x.cpu)) {
             BAD(COL_CPU, "a CPU number (-1 when unknown)");
             break;
         }
@@ -538,7 +445,7 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
         for (size_t e = 0; e < nev && !rc; e++) {
             const field_t *v = &f[N_FIXED + e];
             const char *en = ompf_event_get(p, (uint32_t)e)->name;
-            switch (parse_value(v->s, &row[e])) {
+            switch (ompf__csv_value(v->s, &row[e])) {
             case 0: break;
             case -2:
                 rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is above 2^64-1 "

@@ -40,6 +40,7 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
+void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
 int ompf__label_init(ompf_profile_t *p);
 void ompf__label_free(ompf_profile_t *p);
