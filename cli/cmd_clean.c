@@ -29,7 +29,7 @@ static void clean_usage(FILE *f)
             "                   be negative; by default they are replaced)\n"
             "  -o, --output OUT output profile (required)\n"
             "  -q, --quiet      print nothing on success\n"
-            "  -h, --help       this text\n");
+            "  -h, --help       this text\n" OMPF_CLI_EXIT_HELP);
 }
 
 static int parse_uint(const char *s, unsigned *out)
@@ -115,21 +115,22 @@ int ompf_cmd_clean(int argc, char **argv)
     if (!cnt) {
         fprintf(stderr, "ompfuse clean: out of memory\n");
         ompf_profile_destroy(p);
-        return 1;
+        return 2;
     }
     rc = ompf_hem_clean(p, &o, cnt, &err);
     if (rc) {
         fprintf(stderr, "ompfuse clean: %s: %s\n", in, err.msg);
         free(cnt);
         ompf_profile_destroy(p);
-        return rc == OMPF_EUNSUPP || rc == OMPF_EINVAL ? 2 : 1;
+        return 2;
     }
+    ompf_stale_tmp_remove(out, stderr, "ompfuse clean");
     rc = ompf_profile_write(p, out, &err);
     if (rc) {
         fprintf(stderr, "ompfuse clean: %s\n", err.msg);
         free(cnt);
         ompf_profile_destroy(p);
-        return 1;
+        return 2;
     }
     if (!quiet) {
         printf("cleaned %zu XUs of %s (k=%u, sigma=%g%s) -> %s\n", ompf_xu_count(p), in, o.k,

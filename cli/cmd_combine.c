@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "ompfuse/file.h"
@@ -14,7 +15,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ompfuse combine --strategy S [--seed N] [--order auto|given]\n"
-            "                       [--force] [--strict] [-q] -o OUT IN IN...\n"
+            "                       [--force] [--strict] [--allow-empty] [-q]\n"
+            "                       -o OUT IN IN...\n"
             "\n"
             "Fuses profiles of one program, each counting its own events, into one\n"
             "profile in which every XU has a value for every event.\n"
@@ -34,12 +36,15 @@ static void usage(FILE *f)
             "                 duplicated run ids or the same file given twice\n"
             "                 (recorded in the result)\n"
             "  --strict       refuse inputs recorded on different CPU models\n"
+            "  --allow-empty  accept an input without XUs (e.g. a truncated file\n"
+            "                 that salvaged none); refused by default\n"
             "  -q, --quiet    print nothing but errors\n"
             "  -o, --output F fused profile to write\n"
             "\n"
             "An event counted by several runs takes its values from the first of\n"
             "them (in the combination order) that has a value for it in some XU.\n"
-            "Unmatched XUs are reported per type.\n");
+            "Unmatched XUs are reported per type.  OUT must not be one of the\n"
+            "inputs (same path or same file).\n" OMPF_CLI_EXIT_HELP);
 }
 
 int ompf_cmd_combine(int argc, char **argv)
@@ -50,6 +55,7 @@ int ompf_cmd_combine(int argc, char **argv)
         {"order", required_argument, NULL, 'O'},
         {"force", no_argument, NULL, 'f'},
         {"strict", no_argument, NULL, 't'},
+        {"allow-empty", no_argument, NULL, 'E'},
         {"quiet", no_argument, NULL, 'q'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -58,6 +64,7 @@ int ompf_cmd_combine(int argc, char **argv)
     ompf_fuse_opts_t o;
     ompf_fuse_opts_init(&o);
     const char *out_path = NULL;
+    int allow_empty = 0;
     int have_strategy = 0, quiet = 0;
     optind = 1;
     opterr = 0;
@@ -100,6 +107,7 @@ int ompf_cmd_combine(int argc, char **argv)
             break;
         case 'f': o.force = 1; break;
         case 't': o.strict = 1; break;
+        case 'E': allow_empty = 1; break;
         case 'q': quiet = 1; break;
         case 'o': out_path = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -130,10 +138,25 @@ int ompf_cmd_combine(int argc, char **argv)
         return 2;
     }
     const char **paths = (const char **)(argv + optind);
+    /* Writing over an input would destroy it even with --force: refuse by
+     * name and by (device, inode), which catches links and other
+     * spellings. */
+    struct stat os;
+    int have_os = stat(out_path, &os) == 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat is;
+        if (strcmp(paths[i], out_path) &&
+            !(have_os && stat(paths[i], &is) == 0 && is.st_dev == os.st_dev &&
+              is.st_ino == os.st_ino))
+            continue;
+        fprintf(stderr, "ompfuse combine: the output %s is input %zu (%s); writing it would "
+                        "destroy that input: choose another -o\n", out_path, i + 1, paths[i]);
+        return 2;
+    }
     ompf_profile_t **in = calloc(n, sizeof *in);
     if (!in) {
         fprintf(stderr, "ompfuse combine: out of memory\n");
-        return 1;
+        return 2;
     }
     int ret = 2;
     ompf_error_t err;
@@ -150,6 +173,12 @@ int ompf_cmd_combine(int argc, char **argv)
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
             goto out;
         }
+        if (!allow_empty && ompf_xu_count(in[i]) == 0) {
+            fprintf(stderr, "ompfuse combine: %s has no XUs%s; fusing it would leave its "
+                            "events without values: re-record it, or pass --allow-empty\n",
+                    paths[i], rc == OMPF_ETRUNC ? " (its truncated file salvaged none)" : "");
+            goto out;
+        }
         /* messages and the result name constructs by their key */
         if (ompf_resolve_constructs(in[i], &err) < 0) {
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
@@ -162,13 +191,14 @@ int ompf_cmd_combine(int argc, char **argv)
                        &rep, &err);
     if (rc) {
         fprintf(stderr, "ompfuse combine: %s\n", err.msg);
-        ret = (rc == OMPF_ENOMEM) ? 1 : 2;
+        ret = 2;
         ompf_fuse_report_destroy(rep);
         goto out;
     }
+    ompf_stale_tmp_remove(out_path, stderr, "ompfuse combine");
     if (ompf_profile_write(fused, out_path, &err)) {
         fprintf(stderr, "ompfuse combine: %s\n", err.msg);
-        ret = 1;
+        ret = 2;
     } else {
         if (!quiet) {
             ompf_fuse_report_print(rep, stdout);

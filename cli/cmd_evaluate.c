@@ -57,7 +57,7 @@ static void usage(FILE *f)
             "(missing values), 'floor': pairs whose calibration was raised to the\n"
             "floor 1/|XUs|, 'tmd-floor': pairs whose median uncalibrated TMD was\n"
             "(see docs/evaluation.md), then the worst pairs.\n"
-            "Exit: 0 ok, 1 evaluation failed, 2 usage or input error.\n");
+            OMPF_CLI_EXIT_HELP);
 }
 
 static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
@@ -248,7 +248,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
         free(rn);
         if (rc) {
             fprintf(stderr, PROG ": %s\n", err.msg);
-            status = rc == OMPF_ENOMEM ? 1 : 2;
+            status = 2;
             goto out;
         }
     }
@@ -271,6 +271,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
            o.correlation_error ? "         CE" : "");
     FILE *cf = NULL;
     if (csv) {
+        ompf_stale_tmp_remove(csv, stderr, PROG);
         if (ompf_outfile_open(csv, &of, &cf, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
             goto out;
@@ -284,13 +285,13 @@ int ompf_cmd_evaluate(int argc, char **argv)
                                   &err);
         if (rc) {
             fprintf(stderr, PROG ": %s (file %s)\n", err.msg, tin.v[t].path);
-            status = rc == OMPF_EMISMATCH || rc == OMPF_EINVAL ? 2 : 1;
+            status = 2;
             continue;
         }
         print_result(ev, r, worst, o.correlation_error);
         if (cf && ompf_eval_csv_rows(ev, r, cf)) {
-            fprintf(stderr, PROG ": writing %s failed\n", csv);
-            status = 1;
+            fprintf(stderr, PROG ": %s: write failed: %s\n", csv, strerror(errno));
+            status = 2;
         }
         ompf_eval_result_free(r);
         fflush(stdout);
@@ -299,7 +300,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
         /* Complete rows of the targets that could be evaluated. */
         if (ompf_outfile_commit(of, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
-            status = 1;
+            status = 2;
         } else if (status) {
             fprintf(stderr, PROG ": %s holds only the targets evaluated\n",
                     csv);

@@ -22,7 +22,7 @@ static void usage(FILE *f)
         "               it really counts, and why not\n"
         "  --pmu NAME   only this PMU (e.g. perf, amd64_fam19h_zen3)\n"
         "  --umasks     list each event's unit masks\n"
-        "  -h, --help   this text\n");
+        "  -h, --help   this text\n" OMPF_CLI_EXIT_HELP);
 }
 
 static void paranoid_text(void)
@@ -87,7 +87,7 @@ int ompf_cmd_events(int argc, char **argv)
     ompf_error_t err;
     if (ompf_catalog_load(&c, &err) != 0) {
         fprintf(stderr, "ompfuse events: %s\n", err.msg);
-        return 1;
+        return 2;
     }
     int hw = ompf_catalog_has_hw_pmu(c);
     if (only) {

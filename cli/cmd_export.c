@@ -44,8 +44,8 @@ static void export_usage(FILE *f)
             "  -h, --help        this help\n"
             "\n"
             "A truncated profile is exported up to its last complete chunk, with a warning\n"
-            "and its salvage note in the output (csv: in the --metadata file).  Exit status 2:\n"
-            "bad usage, unreadable profile, unwritable output (nothing is left behind).\n",
+            "and its salvage note in the output (csv: in the --metadata file); nothing is\n"
+            "left behind when an output cannot be written.\n" OMPF_CLI_EXIT_HELP,
             ompf_export_otf2_available() ? "" : "\n            (not in this build: libotf2 was not found)");
 }
 
@@ -166,6 +166,7 @@ static int write_file(const char *path, const opts_t *o, const ompf_export_input
     ompf_outfile_t *of;
     FILE *fp;
     ompf_error_t err = {0};
+    ompf_stale_tmp_remove(path, stderr, "ompfuse export");
     if (ompf_outfile_open(path, &of, &fp, &err)) {
         fprintf(stderr, "ompfuse export: %s\n", err.msg);
         return 2;

@@ -26,7 +26,7 @@ static void import_usage(FILE *f)
             "  --program NAME   program name to record (default: none, so combine and\n"
             "                   evaluate cannot check that inputs are one program)\n"
             "  --threads N      team size to record (default: 1 + largest thread)\n"
-            "  -h, --help       this help\n");
+            "  -h, --help       this help\n" OMPF_CLI_EXIT_HELP);
 }
 
 int ompf_cmd_import(int argc, char **argv)
@@ -76,25 +76,26 @@ int ompf_cmd_import(int argc, char **argv)
                 !in ? "no input (--csv IN)" : "no output (-o OUT)");
         return 2;
     }
-    FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
-    if (!f) {
-        fprintf(stderr, "ompfuse import: %s: cannot open: %s\n", in, strerror(errno));
+    FILE *f = stdin;
+    ompf_error_t err = {0};
+    if (strcmp(in, "-") && ompf_fopen_input(in, "CSV file", &f, &err)) {
+        fprintf(stderr, "ompfuse import: %s\n", err.msg);
         return 2;
     }
     ompf_profile_t *p = NULL;
-    ompf_error_t err = {0};
     int rc = ompf_csv_import(f, strcmp(in, "-") ? in : "(stdin)", &opts, &p, &err);
     if (f != stdin)
         fclose(f);
     if (rc) {
         fprintf(stderr, "ompfuse import: %s\n", err.msg);
-        return rc == OMPF_ENOMEM || rc == OMPF_EIO ? 1 : 2;
+        return 2;
     }
+    ompf_stale_tmp_remove(out, stderr, "ompfuse import");
     rc = ompf_profile_write(p, out, &err);
     ompf_profile_destroy(p);
     if (rc) {
         fprintf(stderr, "ompfuse import: %s\n", err.msg);
-        return 1;
+        return 2;
     }
     return 0;
 }

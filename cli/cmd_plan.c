@@ -36,7 +36,7 @@ static void usage(FILE *f)
         "  --assume-compatible  do not open anything: every set of at most N\n"
         "                       events is assumed to fit (what-if planning)\n"
         "  -o, --output PLAN    plan file to write (default: stdout)\n"
-        "  -h, --help           this text\n");
+        "  -h, --help           this text\n" OMPF_CLI_EXIT_HELP);
 }
 
 static size_t split_list(char *s, char **items, size_t max)
@@ -267,7 +267,7 @@ int ompf_cmd_plan(int argc, char **argv)
         }
         if (all_events(&list, &n, &err) != 0) {
             fprintf(stderr, "ompfuse plan: %s\n", err.msg);
-            return 1;
+            return 2;
         }
         for (size_t i = 0; i < n && i < 256; i++)
             items[i] = list[i];
@@ -276,7 +276,7 @@ int ompf_cmd_plan(int argc, char **argv)
     } else {
         copy = strdup(events);
         if (!copy)
-            return 1;
+            return 2;
         n = split_list(copy, items, 256);
         if (n == 0) {
             fprintf(stderr, "ompfuse plan: --events is empty\n");
@@ -317,7 +317,7 @@ int ompf_cmd_plan(int argc, char **argv)
             ompf_plan_correlation((const ompf_profile_t *const *)prof, nprof,
                                   (const char *const *)items, n, corr) != 0) {
             fprintf(stderr, "ompfuse plan: out of memory\n");
-            return 1;
+            return 2;
         }
         size_t known = 0;
         for (size_t i = 0; i < n * n; i++)
@@ -334,8 +334,10 @@ int ompf_cmd_plan(int argc, char **argv)
         rc = ompf_plan_check_pairs(plan, o.slots, &err);
     if (rc == 0 && o.for_bc)
         rc = ompf_plan_check_chain(plan, &err);
-    if (rc == 0)
+    if (rc == 0) {
+        ompf_stale_tmp_remove(output, stderr, "ompfuse plan");
         rc = ompf_plan_save(plan, output, &err);
+    }
     if (rc == 0) {
         fprintf(stderr, "ompfuse plan: %zu events, %u slots (from %s)%s\n", n, o.slots,
                 slot_src, assume ? ", compatibility assumed" : ", sets opened for real");
@@ -372,5 +374,5 @@ int ompf_cmd_plan(int argc, char **argv)
             free(list[i]);
         free(list);
     }
-    return rc == 0 ? 0 : (rc == OMPF_EINVAL || rc == OMPF_EUNSUPP) ? 2 : 1;
+    return rc == 0 ? 0 : 2;
 }

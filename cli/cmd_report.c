@@ -52,8 +52,8 @@ static void usage(FILE *f)
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this help\n"
             "\n"
-            "Exit: 0 ok; 2 usage or input error (a target that cannot be evaluated\n"
-            "is shown as such in the report, which is still written).\n");
+            "A target that cannot be evaluated is shown as such in the report,\n"
+            "which is still written, and the exit status is 2.\n" OMPF_CLI_EXIT_HELP);
 }
 
 typedef struct {
@@ -123,7 +123,7 @@ int ompf_cmd_report(int argc, char **argv)
     ompf_outfile_t *of = NULL;
     if (!gs) {
         fprintf(stderr, PROG ": out of memory\n");
-        return 1;
+        return 2;
     }
 #define CUR (ng ? &gs[ng - 1] : (ng = 1, &gs[0]))
     for (int i = 1; i < argc; i++) {
@@ -323,19 +323,21 @@ int ompf_cmd_report(int argc, char **argv)
         }
     }
     FILE *f;
+    ompf_stale_tmp_remove(out, stderr, PROG);
     if (ompf_outfile_open(out, &of, &f, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         goto done;
     }
     if (ompf_report_write(f, title, rg, ng, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        status = 1;
+        fprintf(stderr, PROG ": %s: %s\n", strcmp(out, "-") ? out : "standard output",
+                err.msg);
+        status = 2;
         goto done;
     }
     if (ompf_outfile_commit(of, &err)) {
         of = NULL;
         fprintf(stderr, PROG ": %s\n", err.msg);
-        status = 1;
+        status = 2;
         goto done;
     }
     of = NULL;
@@ -350,7 +352,7 @@ int ompf_cmd_report(int argc, char **argv)
     goto done;
 oom:
     fprintf(stderr, PROG ": out of memory\n");
-    status = 1;
+    status = 2;
 done:
     if (of)
         ompf_outfile_abort(of);

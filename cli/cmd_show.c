@@ -18,7 +18,7 @@ static void show_usage(FILE *f)
             "chunk, with a note.\n"
             "\n"
             "  --no-resolve  do not resolve constructs to file:line / function\n"
-            "  -h, --help    this help\n");
+            "  -h, --help    this help\n" OMPF_CLI_EXIT_HELP);
 }
 
 static void fmt_num(char *buf, size_t len, double v)

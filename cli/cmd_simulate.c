@@ -39,7 +39,7 @@ static void usage(FILE *f)
             "  --truth-skip-references  leave reference runs out of the truth (smaller)\n"
             "  --score TRUTH P...   per-XU error of profiles (fused or simulated runs)\n"
             "  -q, --quiet          no progress on stderr\n"
-            "  -h, --help           this text\n");
+            "  -h, --help           this text\n" OMPF_CLI_EXIT_HELP);
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -141,19 +141,20 @@ static int write_text(const char *path, const ompf_sim_model_t *m, const ompf_si
     ompf_error_t err = {0, ""};
     ompf_outfile_t *o;
     FILE *f;
+    ompf_stale_tmp_remove(path, stderr, "ompfuse simulate");
     if (ompf_outfile_open(path, &o, &f, &err)) {
         fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-        return 1;
+        return 2;
     }
     int rc = plan ? ompf_sim_plan_write(plan, m, f) : ompf_sim_model_write(m, f);
     if (rc) {
         ompf_outfile_abort(o);
-        fprintf(stderr, "ompfuse simulate: %s: cannot write\n", path);
-        return 1;
+        fprintf(stderr, "ompfuse simulate: %s: write failed: %s\n", path, strerror(errno));
+        return 2;
     }
     if (ompf_outfile_commit(o, &err)) {
         fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-        return 1;
+        return 2;
     }
     return 0;
 }
@@ -229,7 +230,7 @@ int ompf_cmd_simulate(int argc, char **argv)
             sets[n_sets].value = (char *)eq + 1;
             if (!sets[n_sets].key) {
                 fprintf(stderr, "ompfuse simulate: out of memory\n");
-                return 1;
+                return 2;
             }
             n_sets++;
         } else {
@@ -302,13 +303,14 @@ int ompf_cmd_simulate(int argc, char **argv)
     if (ompf_sim_create(m, seed, &sim, &err) ||
         (!no_truth && ompf_sim_truth_create(sim, &truth, &err))) {
         fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-        status = 1;
+        status = 2;
         goto done;
     }
     snprintf(path, sizeof path, "%s/runs.tsv", outdir);
+    ompf_stale_tmp_remove(path, stderr, "ompfuse simulate");
     if (ompf_outfile_open(path, &tsv_o, &tsv, &err)) {
         fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-        status = 1;
+        status = 2;
         goto done;
     }
     fprintf(tsv, "file\trun_no\trole\tgroup\tline\trepeat\trun_id\tevents\n");
@@ -339,16 +341,17 @@ int ompf_cmd_simulate(int argc, char **argv)
             if (ompf_sim_execute(sim, run_no, ln->role, ln->events, ln->n_events, &p,
                                  to_truth ? truth : NULL, &err)) {
                 fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-                status = 1;
+                status = 2;
                 break;
             }
             if (to_truth)
                 ompf_sim_truth_set_file(truth, file);
             snprintf(path, sizeof path, "%s/%s", outdir, file);
+            ompf_stale_tmp_remove(path, stderr, "ompfuse simulate");
             if (ompf_profile_write(p, path, &err)) {
                 fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
                 ompf_profile_destroy(p);
-                status = 1;
+                status = 2;
                 break;
             }
             fprintf(tsv, "%s\t%u\t%s\t%s\t%zu\t%u\t%016" PRIx64 "\t", file, run_no,
@@ -369,15 +372,16 @@ int ompf_cmd_simulate(int argc, char **argv)
         fputc('\n', stderr);
     if (!status && truth) {
         snprintf(path, sizeof path, "%s/truth.ompf", outdir);
+        ompf_stale_tmp_remove(path, stderr, "ompfuse simulate");
         if (ompf_profile_write(truth, path, &err)) {
             fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-            status = 1;
+            status = 2;
         }
     }
     if (!status) {
         if (ompf_outfile_commit(tsv_o, &err)) {
             fprintf(stderr, "ompfuse simulate: %s\n", err.msg);
-            status = 1;
+            status = 2;
         }
         tsv_o = NULL;
     }

@@ -1,7 +1,15 @@
-/* Subcommands of the ompfuse program.  Each returns the process exit code:
- * 0 success, 1 failure of the work, 2 usage error or unreadable input. */
+/* Subcommands of the ompfuse program.  Each returns the process exit code,
+ * one rule for all (README, "Exit status"): 0 success; 1 only for run and
+ * campaign, which completed but some planned runs failed; 2 usage error,
+ * bad or unreadable input, or an I/O error, with a message naming the file
+ * and the reason. */
 #ifndef OMPF_CLI_COMMANDS_H
 #define OMPF_CLI_COMMANDS_H
+
+/* The end of every command's --help that can only succeed or fail. */
+#define OMPF_CLI_EXIT_HELP                                                        \
+    "\nExit status: 0 success; 2 usage error, bad or unreadable input, or an\n" \
+    "I/O error (the message names the file and the reason).\n"
 
 int ompf_cmd_events(int argc, char **argv);   /* cmd_events.c */
 int ompf_cmd_plan(int argc, char **argv);     /* cmd_plan.c */

@@ -1,4 +1,5 @@
 /* ompfuse: command dispatcher, in the style of git and perf. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +34,11 @@ static void usage(FILE *f)
     fprintf(f, "usage: ompfuse <command> [options] [args]\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'ompfuse <command> --help' describes a command.\n");
+    fprintf(f, "\n'ompfuse <command> --help' describes a command.\n"
+               "\nExit status, the same for every command: 0 success; 1 only for run and\n"
+               "campaign, which completed but some planned runs failed; 2 usage error,\n"
+               "bad or unreadable input, or an I/O error (the message names the file\n"
+               "and the reason).\n");
 }
 
 int main(int argc, char **argv)
@@ -45,15 +50,25 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
-        return 0;
+        return fflush(stdout) || ferror(stdout) ? 2 : 0;
     }
     if (!strcmp(name, "--version")) {
         printf("ompfuse %s\n", OMPF_VERSION_STRING);
         return 0;
     }
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(name, commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(name, commands[i].name))
+            continue;
+        int rc = commands[i].run(argc - 1, argv + 1);
+        /* What a command printed may still sit in stdout's buffer: a full
+           disk or a closed pipe must not end in exit 0. */
+        if (fflush(stdout) || ferror(stdout)) {
+            fprintf(stderr, "ompfuse %s: standard output: write failed: %s\n", name,
+                    strerror(errno));
+            return 2;
+        }
+        return rc;
+    }
     fprintf(stderr, "ompfuse: '%s' is not a command; see 'ompfuse --help'\n", name);
     return 2;
 }

@@ -32,10 +32,9 @@ static int read_profile(const char *path, const char *prog,
     ompf_profile_t *p = NULL;
     int rc;
     if (ends_with(path, ".csv")) {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            return ompf_error_set(err, OMPF_EIO, "cannot open %s: %s", path,
-                                  strerror(errno));
+        FILE *f;
+        if ((rc = ompf_fopen_input(path, "CSV file", &f, err)))
+            return rc;
         /* A CSV does not say which program it came from: "" (unknown)
          * passes the program check. */
         ompf_csv_import_opts_t o = {.program = "", .threads = 0};

@@ -9,6 +9,7 @@
  * Every SVG carries data-series attributes so that tests can check what is
  * drawn without rendering.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -815,7 +816,7 @@ int ompf_report_write(FILE *f, const char *title,
         fputs("</section>\n", f);
     }
     fputs("</body></html>\n", f);
-    return ferror(f) ? ompf_error_set(err, OMPF_EIO, "writing the report "
-                                                     "failed")
+    return ferror(f) ? ompf_error_set(err, OMPF_EIO, "writing the report failed: %s",
+                                      strerror(errno))
                      : 0;
 }

@@ -297,8 +297,11 @@ int ompf_plan_save(const ompf_plan_t *p, const char *path, ompf_error_t *err)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_plan_save: no plan or path");
     if (!strcmp(path, "-")) {
         int rc = ompf_plan_write(p, stdout);
-        fflush(stdout);
-        return rc;
+        if (fflush(stdout) || ferror(stdout))
+            rc = OMPF_EIO;
+        return rc ? ompf_error_set(err, OMPF_EIO, "standard output: cannot write the plan: "
+                                   "%s", strerror(errno))
+                  : 0;
     }
     size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
@@ -540,7 +543,8 @@ int ompf_plan_load(const char *path, ompf_plan_t **out, ompf_error_t *err)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_plan_load: no path");
     char *buf;
     size_t n;
-    int rc = ompf_read_file(path, (size_t)1 << 26, &buf, &n);
+    ompf_error_t why = {0};
+    int rc = ompf_read_input(path, (size_t)1 << 26, "plan", &buf, &n, &why);
     if (rc == OMPF_ENOMEM)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     if (rc == OMPF_ERANGE)
@@ -550,9 +554,9 @@ int ompf_plan_load(const char *path, ompf_plan_t **out, ompf_error_t *err)
                               path);
     if (rc)
         return ompf_error_set(err, OMPF_EIO,
-                              "cannot read the plan %s: %s; make one with "
+                              "cannot read the plan %s; make one with "
                               "`ompfuse plan -o %s`",
-                              path, strerror(errno), path);
+                              why.msg, path);
     if (memchr(buf, '\0', n)) {
         free(buf);
         return ompf_error_set(err, OMPF_EFORMAT,

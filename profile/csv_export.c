@@ -1,6 +1,6 @@
 /* CSV export: one row per XU, RFC 4180 quoting, values that read back
- * exactly (integers as integers, other numbers with 17 significant
- * digits, missing as an empty cell). */
+ * exactly (integers below 2^64 as digits, other numbers with 17
+ * significant digits, missing as an empty cell). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,9 +32,10 @@ static void csv_value(char *buf, size_t len, double v)
 {
     if (ompf_is_missing(v))
         buf[0] = 0;
-    else if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(long long)v &&
-             !(v == 0 && signbit(v)))
-        snprintf(buf, len, "%lld", (long long)v);
+    else if (fabs(v) < 18446744073709551616.0 && v == floor(v) && !(v == 0 && signbit(v)))
+        /* Every integer a double holds below 2^64 is written as digits
+           (import reads digits exactly). */
+        snprintf(buf, len, "%s%llu", v < 0 ? "-" : "", (unsigned long long)fabs(v));
     else
         snprintf(buf, len, "%.17g", v);
 }
@@ -82,6 +83,6 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
     }
     free(label);
     if (ferror(out))
-        return ompf_error_set(err, OMPF_EIO, "CSV export: write failed: %s", strerror(errno));
+        return ompf_error_set(err, OMPF_EIO, "write failed: %s", strerror(errno));
     return 0;
 }

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_num.h"
 #include "fmt.h"
 #include "ompfuse/csv.h"
+#include "ompfuse/file.h"
 
-#define CSV_MAX_THREAD 65535u
+#define CSV_MAX_THREAD (OMPF_MAX_THREADS - 1u)
 
 enum { COL_XU, COL_TYPE, COL_KIND, COL_LABEL, COL_THREAD, COL_CPU, COL_START, COL_END,
        N_FIXED };
@@ -153,49 +155,6 @@ static int next_record(parser_t *ps)
     }
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *e;
-    unsigned long long v = strtoull(s, &e, 10);
-    if (*e || errno || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_i32(const char *s, int32_t *out)
-{
-    if (!*s || (*s != '-' && (*s < '0' || *s > '9')))
-        return -1;
-    errno = 0;
-    char *e;
-    long long v = strtoll(s, &e, 10);
-    if (*e || errno || v < INT32_MIN || v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
-static int parse_value(const char *s, double *out)
-{
-    if (!*s) {
-        *out = OMPF_MISSING;
-        return 0;
-    }
-    errno = 0;
-    char *e;
-    double v = strtod(s, &e);
-    /* NaN is how a profile stores "missing": a 'nan' cell would come back
-       as an empty one, so the CSV must say so itself. */
-    if (*e || e == s || isnan(v) || (errno == ERANGE && v != 0 && (v > 1 || v < -1)))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* ---- type strings -> constructs (hash of strings) --------------------- */
 
 typedef struct strmap {
@@ -334,6 +293,11 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
                         "'%s' but must be '%s' (xu,type,kind,label,thread,cpu,start_ns,end_ns "
                         "come first)", i + 1, ps->f[i].s, want[i]);
     size_t ncol = ps->nf, nev = ncol - N_FIXED;
+    if (nev > OMPF_MAX_EVENTS)
+        return perr(ps, ps->f[N_FIXED + OMPF_MAX_EVENTS].line,
+                    ps->f[N_FIXED + OMPF_MAX_EVENTS].col, OMPF_ERANGE, "the header has %zu "
+                    "event columns, more than the limit OMPF_MAX_EVENTS = %u (docs/format.md, "
+                    "Limits)", nev, OMPF_MAX_EVENTS);
     for (size_t i = N_FIXED; i < ncol; i++) {
         const field_t *f = &ps->f[i];
         if (!*f->s)
@@ -378,10 +342,19 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
         rc = perr(ps, f[i].line, f[i].col, OMPF_EFORMAT, "column '%s': '%s' is not %s",   \
                   want[i < N_FIXED ? i : 0], f[i].s, what);                               \
     } while (0)
-        if (parse_u64(f[COL_XU].s, UINT64_MAX, &x.id)) {
-            BAD(COL_XU, "an unsigned 64-bit integer");
+/* Counts: decimal digits, at most 2^64-1, read exactly. */
+#define COUNT(i, dst, what)                                                               \
+    do {                                                                                  \
+        int prc_ = ompf__csv_u64(f[i].s, UINT64_MAX, dst);                                \
+        if (prc_ == -2)                                                                   \
+            rc = perr(ps, f[i].line, f[i].col, OMPF_ERANGE, "column '%s': %s is above "   \
+                      "2^64-1 = 18446744073709551615", want[i], f[i].s);                  \
+        else if (prc_)                                                                    \
+            BAD(i, what " (decimal digits only: no sign, hex, fraction or exponent)");    \
+    } while (0)
+        COUNT(COL_XU, &x.id, "an unsigned 64-bit integer");
+        if (rc)
             break;
-        }
         uint32_t old;
         if (fmt_idmap_put(&ids, x.id, line < UINT32_MAX ? (uint32_t)line : UINT32_MAX - 1,
                           &old)) {
@@ -399,6 +372,12 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
             break;
         }
         uint32_t type = strmap_get(&types, f[COL_TYPE].s);
+        if (type == UINT32_MAX && ompf_construct_count(p) >= OMPF_MAX_CONSTRUCTS) {
+            rc = perr(ps, f[COL_TYPE].line, f[COL_TYPE].col, OMPF_ERANGE, "column 'type': "
+                      "more than %u distinct types, the limit OMPF_MAX_CONSTRUCTS "
+                      "(docs/format.md, Limits)", OMPF_MAX_CONSTRUCTS);
+            break;
+        }
         if (type == UINT32_MAX) {
             if ((rc = add_construct(p, f[COL_TYPE].s, &type)) ||
                 (rc = strmap_put(&types, f[COL_TYPE].s, type))) {
@@ -421,50 +400,76 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
             break;
         }
         x.kind = (uint8_t)kind;
+        size_t depth = 0;
+        for (const char *d = f[COL_LABEL].s; *d; d++)
+            depth += *d == '.';
+        if (depth > OMPF_MAX_LABEL_DEPTH) {
+            rc = perr(ps, f[COL_LABEL].line, f[COL_LABEL].col, OMPF_ERANGE, "column 'label': "
+                      "%zu components, more than the limit OMPF_MAX_LABEL_DEPTH = %u "
+                      "(docs/format.md, Limits)", depth, OMPF_MAX_LABEL_DEPTH);
+            break;
+        }
         if (strspn(f[COL_LABEL].s, "0123456789.") != strlen(f[COL_LABEL].s) ||
             ompf_label_parse(p, f[COL_LABEL].s, &x.label)) {
             BAD(COL_LABEL, "a dotted label such as 0.1.4.2");
             break;
         }
-        if (parse_u64(f[COL_THREAD].s, UINT64_MAX, &u)) {
-            BAD(COL_THREAD, "a thread index (unsigned integer)");
+        COUNT(COL_THREAD, &u, "a thread index (unsigned integer)");
+        if (rc)
             break;
-        }
         /* The thread table gets 1 + the largest index: keep it sane. */
         if (u > CSV_MAX_THREAD) {
             rc = perr(ps, f[COL_THREAD].line, f[COL_THREAD].col, OMPF_ERANGE, "column "
-                      "'thread': %llu is too large (thread indices are at most %u)",
-                      (unsigned long long)u, CSV_MAX_THREAD);
+                      "'thread': %llu is too large (thread indices are below the limit "
+                      "OMPF_MAX_THREADS = %u, docs/format.md, Limits)",
+                      (unsigned long long)u, OMPF_MAX_THREADS);
             break;
         }
         x.thread = (uint32_t)u;
         x.team_thread = x.thread;
         if (x.thread > max_thread)
             max_thread = x.thread;
-        if (parse_i32(f[COL_CPU].s, &x.cpu)) {
+        if (ompf__csv_i32(f[COL_CPU].s, &x.cpu)) {
             BAD(COL_CPU, "a CPU number (-1 when unknown)");
             break;
         }
-        if (parse_u64(f[COL_START].s, UINT64_MAX, &x.start_ns)) {
-            BAD(COL_START, "a time in ns (unsigned 64-bit integer)");
+        COUNT(COL_START, &x.start_ns, "a time in ns (unsigned 64-bit integer)");
+        if (!rc)
+            COUNT(COL_END, &x.end_ns, "a time in ns (unsigned 64-bit integer)");
+        if (rc)
             break;
-        }
-        if (parse_u64(f[COL_END].s, UINT64_MAX, &x.end_ns)) {
-            BAD(COL_END, "a time in ns (unsigned 64-bit integer)");
-            break;
-        }
         if (x.end_ns < x.start_ns) {
             BAD(COL_END, "a time in ns not before start_ns");
             break;
         }
-        for (size_t e = 0; e < nev && !rc; e++)
-            if (parse_value(f[N_FIXED + e].s, &row[e]))
-                rc = perr(ps, f[N_FIXED + e].line, f[N_FIXED + e].col, OMPF_EFORMAT,
-                          "column '%s': '%s' is not a number (leave the cell empty for a "
-                          "missing value)", ompf_event_get(p, (uint32_t)e)->name,
-                          f[N_FIXED + e].s);
+        for (size_t e = 0; e < nev && !rc; e++) {
+            const field_t *v = &f[N_FIXED + e];
+            const char *en = ompf_event_get(p, (uint32_t)e)->name;
+            switch (ompf__csv_value(v->s, &row[e])) {
+            case 0: break;
+            case -2:
+                rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is above 2^64-1 "
+                          "= 18446744073709551615", en, v->s);
+                break;
+            case -3:
+                rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is above 2^53 "
+                          "and has no exact 64-bit float; profiles store values as such "
+                          "floats, so it would be rounded", en, v->s);
+                break;
+            case -4:
+                rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is beyond the "
+                          "range of a 64-bit float", en, v->s);
+                break;
+            default:
+                rc = perr(ps, v->line, v->col, OMPF_EFORMAT, "column '%s': '%s' is not a "
+                          "number: write decimals such as 12, -3.5, 1.5e-07 or inf (no hex, "
+                          "nan, blanks or '+'; leave the cell empty for a missing value)", en,
+                          v->s);
+            }
+        }
         if (rc)
             break;
+#undef COUNT
 #undef BAD
         if ((rc = ompf_xu_add(p, &x, row))) {
             rc = perr(ps, line, 1, rc, "row cannot be added (%s)", ompf_strerror(rc));

@@ -103,6 +103,14 @@ __attribute__((format(printf, 3, 4))) static int fail(rd_t *r, int code, const c
     return ompf_error_set(r->err, code, "%s: %s", r->name, msg);
 }
 
+/* A count the file declares beyond one of the OMPF_MAX_* limits. */
+static int over_limit(rd_t *r, const char *what, uint64_t value, const char *limit,
+                      unsigned max)
+{
+    return fail(r, OMPF_ERANGE, "declares %llu %s, more than the limit %s = %u "
+                "(docs/format.md, Limits)", (unsigned long long)value, what, limit, max);
+}
+
 static int oom(rd_t *r)
 {
     return fail(r, OMPF_ENOMEM, "out of memory while reading the profile");
@@ -174,6 +182,9 @@ static int finish_payload(rd_t *r, const fmt_cur_t *c)
 
 static int dec_meta(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
+    if (ompf_meta_count(r->p) + count > OMPF_MAX_META)
+        return over_limit(r, "metadata entries", ompf_meta_count(r->p) + count,
+                          "OMPF_MAX_META", OMPF_MAX_META);
     for (uint32_t i = 0; i < count; i++) {
         int o = 0;
         char *k = fmt_cur_str(c, &o);
@@ -196,6 +207,8 @@ static int dec_meta(rd_t *r, fmt_cur_t *c, uint32_t count)
 static int dec_events(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     int first = !r->have_events;
+    if (count > OMPF_MAX_EVENTS)
+        return over_limit(r, "events", count, "OMPF_MAX_EVENTS", OMPF_MAX_EVENTS);
     if (!first && count != ompf_event_count(r->p))
         return fail(r, OMPF_EFORMAT, "lists %u events but the first EVENTS chunk listed %zu; "
                     MALFORMED, count, ompf_event_count(r->p));
@@ -256,6 +269,9 @@ static int dec_events(rd_t *r, fmt_cur_t *c, uint32_t count)
 
 static int dec_sources(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
+    if (ompf_source_count(r->p) + count > OMPF_MAX_SOURCES)
+        return over_limit(r, "provenance sources", ompf_source_count(r->p) + count,
+                          "OMPF_MAX_SOURCES", OMPF_MAX_SOURCES);
     for (uint32_t i = 0; i < count; i++) {
         int o = 0;
         uint64_t run_id = fmt_cur_uv(c);
@@ -314,6 +330,9 @@ static int dec_constructs(rd_t *r, fmt_cur_t *c, uint32_t count)
                     e->offset != offset || e->kind != kind)
                     rc = fail(r, OMPF_EFORMAT, "construct id %llu is defined twice with "
                               "different content; " MALFORMED, (unsigned long long)id);
+            } else if (idx >= OMPF_MAX_CONSTRUCTS) {
+                rc = over_limit(r, "constructs", (uint64_t)idx + 1, "OMPF_MAX_CONSTRUCTS",
+                                OMPF_MAX_CONSTRUCTS);
             } else {
                 ompf_construct_t k = {
                     .module = module, .build_id = build_id, .offset = offset,
@@ -491,6 +510,9 @@ static int dec_paths(rd_t *r, fmt_cur_t *c, uint32_t count)
 static int dec_threads(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     size_t nev = ompf_event_count(r->p);
+    if (r->n_th + count > OMPF_MAX_THREADS)
+        return over_limit(r, "thread records", r->n_th + count, "OMPF_MAX_THREADS",
+                          OMPF_MAX_THREADS);
     if (grow((void **)&r->th, &r->cap_th, r->n_th + count, sizeof *r->th))
         return oom(r);
     for (uint32_t i = 0; i < count; i++) {
@@ -661,6 +683,10 @@ static int build_threads(rd_t *r)
         if (i > 0 && t->index == r->th[i - 1].index)
             return fail(r, OMPF_EFORMAT, "thread index %llu is recorded twice; " MALFORMED,
                         (unsigned long long)t->index);
+        if (t->index >= OMPF_MAX_THREADS)
+            return fail(r, OMPF_ERANGE, "thread index %llu is not below the limit "
+                        "OMPF_MAX_THREADS = %u (docs/format.md, Limits)",
+                        (unsigned long long)t->index, OMPF_MAX_THREADS);
         if (t->index >= r->n_th + FMT_MAX_SALVAGE_THREADS)
             return fail(r, OMPF_ERANGE, "thread index %llu is out of range (%zu thread "
                         "records); " MALFORMED, (unsigned long long)t->index, r->n_th);
@@ -742,6 +768,13 @@ static int build_labels(rd_t *r)
             uint32_t node = NONE32;
             if (top_node != NONE32) {
                 int arc = ompf_label_child(r->p, top_node, r->lab[k].comp, &node);
+                if (arc == OMPF_ERANGE && ompf_label_depth(r->p, top_node) >=
+                                              OMPF_MAX_LABEL_DEPTH) {
+                    rc = fail(r, OMPF_ERANGE, "label id %llu is deeper than %u components, "
+                              "the limit OMPF_MAX_LABEL_DEPTH (docs/format.md, Limits)",
+                              (unsigned long long)r->lab[k].id, OMPF_MAX_LABEL_DEPTH);
+                    break;
+                }
                 if (arc) {
                     rc = arc == OMPF_ENOMEM ? oom(r)
                                             : fail(r, OMPF_EFORMAT, "label id %llu cannot be "
@@ -1061,20 +1094,14 @@ int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *
         memset(info, 0, sizeof *info);
     if (!path || !out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read: no path or output");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = ompf_open_input(path, "profile file", err);
     if (fd < 0)
-        return ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
-                              "%s: cannot open: %s", path, strerror(errno));
+        return fd;
     struct stat st;
     if (fstat(fd, &st)) {
         int e = errno;
         close(fd);
         return ompf_error_set(err, OMPF_EIO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return ompf_error_set(err, OMPF_EIO, "%s: not a regular file; pass a profile file",
-                              path);
     }
     size_t len = (size_t)st.st_size;
     void *map = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompfuse/file.h"
 #include "profile_internal.h"
 
 static uint64_t mix(uint64_t parent, uint64_t comp)
@@ -92,7 +93,7 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
             return 0;
         }
     }
-    if (p->n_lab >= UINT32_MAX - 2)
+    if (p->n_lab >= UINT32_MAX - 2 || p->lab_depth[parent] >= OMPF_MAX_LABEL_DEPTH)
         return OMPF_ERANGE;
     if (p->n_lab + 1 > p->cap_lab) {
         size_t cap = p->cap_lab, c2 = p->cap_lab, c3 = p->cap_lab;

@@ -104,7 +104,7 @@ int ompf_profile_create(ompf_profile_t **out)
     return 0;
 }
 
-static void free_event(ompf_event_t *e)
+void ompf__free_event(ompf_event_t *e)
 {
     free((char *)e->name);
     free((char *)e->reason);
@@ -130,8 +130,9 @@ void ompf_profile_destroy(ompf_profile_t *p)
     free(p->meta_key);
     free(p->meta_val);
     for (size_t i = 0; i < p->n_ev; i++)
-        free_event(&p->ev[i]);
+        ompf__free_event(&p->ev[i]);
     free(p->ev);
+    free(p->ev_hash);
     for (size_t i = 0; i < p->n_con; i++)
         free_construct(&p->con[i]);
     free(p->con);
@@ -223,77 +224,6 @@ int ompf_profile_set_run_id(ompf_profile_t *p, uint64_t id)
     char buf[32];
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
     return ompf_meta_set(p, "run_id", buf);
-}
-
-/* ---- events ------------------------------------------------------------- */
-
-int ompf_event_add(ompf_profile_t *p, const ompf_event_t *ev, uint32_t *idx)
-{
-    if (!p || !ev || !ev->name || !*ev->name)
-        return OMPF_EINVAL;
-    /* Values are stored row-major with a fixed row length. */
-    if (p->n_xu || p->n_th)
-        return OMPF_EINVAL;
-    if (ompf_event_find(p, ev->name) >= 0)
-        return OMPF_EINVAL;
-    if (p->n_ev >= UINT32_MAX - 1)
-        return OMPF_ERANGE;
-    if (ompf__grow((void **)&p->ev, &p->cap_ev, p->n_ev + 1, sizeof *p->ev))
-        return OMPF_ENOMEM;
-    ompf_event_t e = *ev;
-    e.name = ompf__strdup(ev->name);
-    e.reason = ompf__strdup(ev->reason);
-    if (!e.name || (ev->reason && !e.reason)) {
-        free_event(&e);
-        return OMPF_ENOMEM;
-    }
-    p->ev[p->n_ev] = e;
-    if (idx)
-        *idx = (uint32_t)p->n_ev;
-    p->n_ev++;
-    return 0;
-}
-
-size_t ompf_event_count(const ompf_profile_t *p)
-{
-    return p ? p->n_ev : 0;
-}
-
-const ompf_event_t *ompf_event_get(const ompf_profile_t *p, uint32_t idx)
-{
-    return (p && idx < p->n_ev) ? &p->ev[idx] : NULL;
-}
-
-int ompf_event_find(const ompf_profile_t *p, const char *name)
-{
-    if (!p || !name)
-        return -1;
-    for (size_t i = 0; i < p->n_ev; i++)
-        if (!strcmp(p->ev[i].name, name))
-            return (int)i;
-    return -1;
-}
-
-int ompf_event_set_status(ompf_profile_t *p, uint32_t idx, int32_t status,
-                          const char *reason)
-{
-    if (!p || idx >= p->n_ev || status < 0 || status >= OMPF_EV_STATUS_COUNT)
-        return OMPF_EINVAL;
-    char *r = ompf__strdup(reason);
-    if (reason && !r)
-        return OMPF_ENOMEM;
-    free((char *)p->ev[idx].reason);
-    p->ev[idx].reason = r;
-    p->ev[idx].status = status;
-    return 0;
-}
-
-int ompf_event_set_source(ompf_profile_t *p, uint32_t idx, int32_t source)
-{
-    if (!p || idx >= p->n_ev)
-        return OMPF_EINVAL;
-    p->ev[idx].source = source;
-    return 0;
 }
 
 /* ---- constructs --------------------------------------------------------- */

@@ -10,6 +10,10 @@ struct ompf_profile {
 
     size_t n_ev, cap_ev;
     ompf_event_t *ev;
+    /* Open-addressing hash of event names (index + 1; 0 = empty), so that
+     * adding n events costs O(n), not O(n^2) name compares. */
+    uint32_t *ev_hash;
+    size_t ev_hash_cap; /* power of two, at least twice n_ev */
 
     size_t n_con, cap_con;
     ompf_construct_t *con;
@@ -36,6 +40,7 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
+void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
 int ompf__label_init(ompf_profile_t *p);
 void ompf__label_free(ompf_profile_t *p);

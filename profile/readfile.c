@@ -2,17 +2,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ompfuse/file.h"
 
-int ompf_read_file(const char *path, size_t max, char **data, size_t *len)
+/* Reads f to its end; errno tells a read error. */
+static int slurp(FILE *f, size_t max, char **data, size_t *len)
 {
-    *data = NULL;
-    if (len)
-        *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return OMPF_EIO;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     int rc = buf ? 0 : OMPF_ENOMEM;
@@ -36,7 +32,6 @@ int ompf_read_file(const char *path, size_t max, char **data, size_t *len)
     int e = errno;
     if (!rc && ferror(f))
         rc = OMPF_EIO;
-    fclose(f);
     if (rc) {
         free(buf);
         errno = e;
@@ -44,7 +39,38 @@ int ompf_read_file(const char *path, size_t max, char **data, size_t *len)
     }
     buf[n] = '\0';
     *data = buf;
+    *len = n;
+    return 0;
+}
+
+int ompf_read_input(const char *path, size_t max, const char *what, char **data,
+                    size_t *len, ompf_error_t *err)
+{
+    *data = NULL;
+    size_t n = 0;
+    if (len)
+        *len = 0;
+    FILE *f;
+    int rc = ompf_fopen_input(path, what, &f, err);
+    if (rc)
+        return rc;
+    rc = slurp(f, max, data, &n);
+    int e = errno;
+    fclose(f);
+    errno = e;
+    if (rc == OMPF_ENOMEM)
+        return ompf_error_set(err, rc, "%s: out of memory reading it", path);
+    if (rc == OMPF_ERANGE)
+        return ompf_error_set(err, rc, "%s: larger than %zu bytes; not a %s", path, max,
+                              what ? what : "file");
+    if (rc)
+        return ompf_error_set(err, rc, "%s: cannot read: %s", path, strerror(e));
     if (len)
         *len = n;
     return 0;
+}
+
+int ompf_read_file(const char *path, size_t max, char **data, size_t *len)
+{
+    return ompf_read_input(path, max, NULL, data, len, NULL);
 }

@@ -227,6 +227,19 @@ int ompf_sim_model_parse(const char *text, const char *origin, ompf_sim_model_t 
     return 0;
 }
 
+/* 1 when text has a line that is neither blank nor a comment. */
+static int has_setting(const char *text)
+{
+    for (const char *ln = text; ln && *ln;) {
+        const char *s = ln + strspn(ln, " \t\r\f\v");
+        if (*s && *s != '\n' && *s != '#')
+            return 1;
+        ln = strchr(ln, '\n');
+        ln = ln ? ln + 1 : NULL;
+    }
+    return 0;
+}
+
 int ompf_sim_model_load(const char *spec, ompf_sim_model_t **out, ompf_error_t *err)
 {
     if (!spec || !out)
@@ -244,6 +257,14 @@ int ompf_sim_model_load(const char *spec, ompf_sim_model_t **out, ompf_error_t *
     int rc = sim_read_text(spec, "model file", 1u << 24, &buf, err);
     if (rc)
         return rc;
+    /* An empty file would silently be the default model: a mistake (a
+     * failed redirect, a wrong path) that costs a full simulation. */
+    if (!has_setting(buf)) {
+        free(buf);
+        return ompf_error_set(err, OMPF_EINVAL, "%s: the model file sets nothing (it is "
+                              "empty or holds only comments); give 'key = value' lines, "
+                              "e.g. from `ompfuse simulate --show-model builtin:low`", spec);
+    }
     rc = ompf_sim_model_parse(buf, spec, out, err);
     free(buf);
     return rc;

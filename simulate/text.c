@@ -22,16 +22,11 @@ int sim_read_text(const char *path, const char *what, size_t max,
                   char **out, ompf_error_t *err)
 {
     size_t len;
-    int rc = ompf_read_file(path, max, out, &len);
-    if (rc == OMPF_ENOMEM)
-        return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory reading "
-                              "the %s", path, what);
+    int rc = ompf_read_input(path, max, what, out, &len, err);
     if (rc == OMPF_ERANGE)
-        return ompf_error_set(err, OMPF_EFORMAT, "%s: larger than %zu bytes: "
-                              "not a %s", path, max, what);
+        return OMPF_EFORMAT;
     if (rc)
-        return ompf_error_set(err, OMPF_EIO, "%s: cannot read %s: %s", path,
-                              what, strerror(errno));
+        return rc;
     if (strlen(*out) != len) {
         free(*out);
         *out = NULL;

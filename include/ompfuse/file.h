@@ -21,6 +21,18 @@ extern "C" {
 
 #define OMPF_FORMAT_VERSION 2u
 
+/* ---- limits on what a file declares ---------------------------------------
+ * The profile reader, CSV import and the fuzzers refuse a file that
+ * declares more than these (docs/format.md, "Limits"), with a message
+ * naming the file, the limit and the value, before allocating for it.
+ * Below them every reader costs time linear in the file. */
+#define OMPF_MAX_EVENTS 16384u          /* events (CSV: event columns) */
+#define OMPF_MAX_CONSTRUCTS (1u << 20)  /* distinct constructs */
+#define OMPF_MAX_THREADS 65536u         /* thread records; indices below */
+#define OMPF_MAX_LABEL_DEPTH 65536u     /* components of one XU label */
+#define OMPF_MAX_SOURCES 4096u          /* provenance sources (inputs fused) */
+#define OMPF_MAX_META 4096u             /* metadata entries */
+
 typedef struct ompf_read_info {
     int truncated;        /* 1 when the file ends before its END chunk (a
                              damaged chunk is an error, not truncation) */
@@ -124,12 +136,36 @@ int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp,
 int ompf_outfile_commit(ompf_outfile_t *o, ompf_error_t *err);
 void ompf_outfile_abort(ompf_outfile_t *o);
 
+/* A writer that dies leaves "<path>.tmp.<pid>".  Removes those of path
+ * whose process no longer exists (a live pid keeps its file), naming each
+ * on note (NULL: silently) after "prog: ".  Commands call it before they
+ * write path.  Returns how many were removed, or OMPF_ENOMEM. */
+int ompf_stale_tmp_remove(const char *path, FILE *note, const char *prog);
+
+/* ---- opening inputs ------------------------------------------------------
+ * Every reader opens its input through these: the open never blocks (a
+ * FIFO would wait for a writer for ever) and anything that is not a
+ * regular file (directory, FIFO, device, socket) is refused before a byte
+ * is read.  ompf_open_input returns a descriptor (O_CLOEXEC, blocking
+ * again) or a negative OMPF_E* code with err naming the path and the reason
+ * ("PATH: cannot open: <strerror>", "PATH: not a regular file (a FIFO);
+ * pass a WHAT"); errno is kept (EISDIR for a directory, EINVAL for the
+ * other non-regular files).  ompf_fopen_input: the same as a FILE. */
+int ompf_open_input(const char *path, const char *what, ompf_error_t *err);
+int ompf_fopen_input(const char *path, const char *what, FILE **fp, ompf_error_t *err);
+
 /* ---- small input files read whole (plans, models, saved commands) --------
  * *data: the file's bytes plus a terminating NUL (free it), *len (may be
- * NULL) their count.  0; OMPF_EIO when it cannot be opened or read (errno
- * says why); OMPF_ERANGE when it is larger than max bytes; OMPF_ENOMEM.
- * The caller words the message: it knows what the file was meant to be. */
+ * NULL) their count.  0; OMPF_EIO when it cannot be opened or read, or is
+ * not a regular file (errno says why, see ompf_open_input); OMPF_ERANGE
+ * when it is larger than max bytes; OMPF_ENOMEM.  The caller words the
+ * message: it knows what the file was meant to be. */
 int ompf_read_file(const char *path, size_t max, char **data, size_t *len);
+/* The same, with the message worded: "PATH: cannot open: <strerror>",
+ * "PATH: not a regular file (a FIFO); pass a WHAT", "PATH: larger than MAX
+ * bytes; not a WHAT". */
+int ompf_read_input(const char *path, size_t max, const char *what, char **data,
+                    size_t *len, ompf_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include "ompfuse/csv.h"
 #include "ompfuse/file.h"
+#include "limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!p || info.xus_read != ompf_xu_count(p))
         abort();
+    fuzz_check_limits(p);
     static FILE *null;
     if (!null)
         null = fopen("/dev/null", "w");

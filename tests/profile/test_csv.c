@@ -128,7 +128,7 @@ static void test_import_semantics(void **state)
         "7,fib.c:12,task,0.1.4198400.2,3,-1,100,250,12,0.25\r\n"
         "\r\n"
         "8,libfoo.so+0x1A2b,loop-chunk,0.3,0,2,5,6,,-1e-300\r\n"
-        "9,\"odd, name\",task,0,1,0,1,2,18446744073709551616,\n";
+        "9,\"odd, name\",task,0,1,0,1,2,1.8446744073709552e+19,\n";
     ompf_profile_t *p;
     ompf_error_t err = {0};
     ompf_csv_import_opts_t io = {.program = "fib", .threads = 8};
@@ -251,6 +251,135 @@ static void test_bad_csv(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Integers are read exactly, never through double: counts up to 2^64-1 in
+ * the xu, thread and time columns, and event values as long as a value (a
+ * 64-bit float) holds them exactly.  export -> import -> export is
+ * byte-identical. */
+static void test_integers_exact(void **state)
+{
+    (void)state;
+    const char *csv =
+        "xu,type,kind,label,thread,cpu,start_ns,end_ns,cycles,big\n"
+        "18446744073709551615,a:1,task,0.1,65535,-1,0,18446744073709551615,9007199254740992,"
+        "18446744073709549568\n"
+        "9007199254740993,a:1,task,0.2,0,2147483647,9007199254740993,9007199254740993,"
+        "9007199254740994,-9007199254740992\n"
+        "0,a:1,task,0.3,1,0,18446744073709551614,18446744073709551615,0,1\n";
+    ompf_profile_t *p, *q;
+    ompf_error_t err = {0};
+    int rc = import_text(csv, strlen(csv), "x.csv", NULL, &p, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_true(ompf_xu_get(p, 0)->id == UINT64_MAX);
+    assert_true(ompf_xu_get(p, 1)->id == 9007199254740993ull);
+    assert_true(ompf_xu_get(p, 1)->start_ns == 9007199254740993ull);
+    assert_true(ompf_xu_get(p, 0)->end_ns == UINT64_MAX);
+    assert_true(ompf_xu_values_const(p, 0)[1] == 18446744073709549568.0);
+    size_t n1, n2;
+    char *t1 = export_text(p, &n1);
+    assert_string_equal(t1, csv);
+    assert_int_equal(import_text(t1, n1, "t1.csv", NULL, &q, &err), 0);
+    char *t2 = export_text(q, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(t1, t2, n1);
+    free(t1);
+    free(t2);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
+}
+
+typedef struct badnum {
+    const char *row; /* after the header HDR */
+    int rc;
+    const char *fragment;
+} badnum_t;
+
+/* Out-of-range and non-decimal numbers, refused with line:column. */
+static void test_bad_numbers(void **state)
+{
+    (void)state;
+    static const badnum_t cases[] = {
+        /* counts: start_ns at column 18, xu at column 1 */
+        {"1,a:1,task,0,0,0,18446744073709551616,2,3", OMPF_ERANGE,
+         "n.csv:2:18: column 'start_ns': 18446744073709551616 is above 2^64-1"},
+        {"1,a:1,task,0,0,0,99999999999999999999999,2,3", OMPF_ERANGE,
+         "n.csv:2:18: column 'start_ns': 99999999999999999999999 is above 2^64-1"},
+        {"1,a:1,task,0,0,0,-1,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': '-1' is not"},
+        {"1,a:1,task,0,0,0,0x10,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': '0x10' is not"},
+        {"1,a:1,task,0,0,0,1e3,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': '1e3' is not"},
+        {"1,a:1,task,0,0,0,1.5,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': '1.5' is not"},
+        {"1,a:1,task,0,0,0,+1,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': '+1' is not"},
+        {"1,a:1,task,0,0,0, 1,2,3", OMPF_EFORMAT, "n.csv:2:18: column 'start_ns': ' 1' is not"},
+        {"18446744073709551616,a:1,task,0,0,0,1,2,3", OMPF_ERANGE,
+         "n.csv:2:1: column 'xu': 18446744073709551616 is above 2^64-1"},
+        {"0x10,a:1,task,0,0,0,1,2,3", OMPF_EFORMAT, "n.csv:2:1: column 'xu': '0x10' is not"},
+        {"-1,a:1,task,0,0,0,1,2,3", OMPF_EFORMAT, "n.csv:2:1: column 'xu': '-1' is not"},
+        {"1e3,a:1,task,0,0,0,1,2,3", OMPF_EFORMAT, "n.csv:2:1: column 'xu': '1e3' is not"},
+        {"1,a:1,task,0,1.5,0,1,2,3", OMPF_EFORMAT, "n.csv:2:14: column 'thread': '1.5' is not"},
+        {"1,a:1,task,0,0,0,1,0x2,3", OMPF_EFORMAT, "n.csv:2:20: column 'end_ns': '0x2' is not"},
+        /* event values at column 22 */
+        {"1,a:1,task,0,0,0,1,2,18446744073709551616", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': 18446744073709551616 is above 2^64-1"},
+        {"1,a:1,task,0,0,0,1,2,9007199254740993", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': 9007199254740993 is above 2^53 and has no exact"},
+        {"1,a:1,task,0,0,0,1,2,18446744073709551615", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': 18446744073709551615 is above 2^53"},
+        {"1,a:1,task,0,0,0,1,2,0x10", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '0x10' is not a number"},
+        {"1,a:1,task,0,0,0,1,2,0x1p3", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '0x1p3' is not"},
+        {"1,a:1,task,0,0,0,1,2,1e999", OMPF_ERANGE, "n.csv:2:22: column 'cycles': 1e999 is beyond"},
+        {"1,a:1,task,0,0,0,1,2,infinity", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': 'infinity' is not"},
+        {"1,a:1,task,0,0,0,1,2,+1", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '+1' is not"},
+        {"1,a:1,task,0,0,0,1,2, 1", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': ' 1' is not"},
+        {"1,a:1,task,0,0,0,1,2,1.", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '1.' is not"},
+        {"1,a:1,task,0,0,0,1,2,.5", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '.5' is not"},
+        {"1,a:1,task,0,0,0,1,2,1e", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '1e' is not"},
+    };
+    int failures = 0;
+    char text[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(text, sizeof text, "%s%s\n", HDR, cases[i].row);
+        ompf_profile_t *p = (ompf_profile_t *)&failures;
+        ompf_error_t err = {0};
+        int rc = import_text(text, strlen(text), "n.csv", NULL, &p, &err);
+        if (rc != cases[i].rc || p != NULL || !strstr(err.msg, cases[i].fragment)) {
+            fprintf(stderr, "case %zu: got %d \"%s\", want %d \"%s\"\n", i, rc, err.msg,
+                    cases[i].rc, cases[i].fragment);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* The header may name at most OMPF_MAX_EVENTS events: at the limit it
+ * imports, one more is refused naming the limit and the column. */
+static void test_column_limit(void **state)
+{
+    (void)state;
+    for (unsigned n = OMPF_MAX_EVENTS; n <= OMPF_MAX_EVENTS + 1; n++) {
+        size_t cap = 64 + (size_t)n * 8, len = 0;
+        char *t = malloc(cap);
+        len += (size_t)snprintf(t, cap, "xu,type,kind,label,thread,cpu,start_ns,end_ns");
+        for (unsigned e = 0; e < n; e++)
+            len += (size_t)snprintf(t + len, cap - len, ",e%u", e);
+        t[len++] = '\n';
+        ompf_profile_t *p = NULL;
+        ompf_error_t err = {0};
+        int rc = import_text(t, len, "w.csv", NULL, &p, &err);
+        if (n == OMPF_MAX_EVENTS) {
+            assert_int_equal(rc, 0);
+            assert_int_equal(ompf_event_count(p), n);
+        } else {
+            assert_int_equal(rc, OMPF_ERANGE);
+            assert_non_null(strstr(err.msg, "w.csv:1:"));
+            assert_non_null(strstr(err.msg, "16385 event columns"));
+            assert_non_null(strstr(err.msg, "OMPF_MAX_EVENTS = 16384"));
+        }
+        ompf_profile_destroy(p);
+        free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +387,9 @@ int main(void)
         cmocka_unit_test(test_bad_csv),
         cmocka_unit_test(test_roundtrip_special),
         cmocka_unit_test(test_roundtrip_sizes),
+        cmocka_unit_test(test_integers_exact),
+        cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_column_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -688,7 +688,7 @@ static const mcase_t cases[] = {
     {"event renamed", c_event_rename, OMPF_EFORMAT, "first EVENTS chunk named it 'cycles'"},
     {"event twice", c_event_dup, OMPF_EFORMAT, "duplicate name"},
     {"thread twice", c_thread_dup, OMPF_EFORMAT, "thread index 0 is recorded twice"},
-    {"thread index absurd", c_thread_gap, OMPF_ERANGE, "thread index 1000000 is out of range"},
+    {"thread index absurd", c_thread_gap, OMPF_ERANGE, "thread index 1000000 is not below the limit OMPF_MAX_THREADS = 65536"},
     {"thread totals count", c_thread_nev, OMPF_EFORMAT, "carries 3 event totals"},
     {"END XU count", c_end_xus, OMPF_EFORMAT, "END says 5 XUs"},
     {"END chunk count", c_end_chunks, OMPF_EFORMAT, "chunks precede it"},
