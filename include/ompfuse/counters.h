@@ -1,5 +1,8 @@
 /*
- * ompfuse counters: libpfm4 event names -> perf_event groups.
+ * ompfuse counters: event names -> perf_event groups.  Names are libpfm4's
+ * or perf's own syntax: SUBSYS:NAME tracepoints (ids from tracefs),
+ * uprobe:BINARY:SYMBOL[+OFFSET], PMU/EVENT/ for sysfs PMUs (msr/tsc/) and
+ * mem:ADDR[:rw|:x] breakpoints (docs/events.md).
  *
  * An event set is encoded once per process (ompf_cnt_set_create); a group
  * is opened per thread from it (ompf_cnt_group_open, pid 0 / cpu -1 by
@@ -113,6 +116,11 @@ int ompf_cnt_group_enable(ompf_cnt_group_t *g, int on);
  * and time_running == time_enabled > 0; OMPF_EUNSUPP with a sentence in
  * err otherwise (naming the first event that failed, or multiplexing). */
 int ompf_cnt_probe(const ompf_cnt_set_t *s, ompf_error_t *err);
+
+/* The events directory of the mounted tracefs (/sys/kernel/tracing/events
+ * or /sys/kernel/debug/tracing/events), or NULL when neither is mounted.
+ * Tracepoints are named SUBSYS:NAME after its subdirectories. */
+const char *ompf_cnt_tracefs(void);
 
 /* perf_event_paranoid level, or -100 when unreadable. */
 int ompf_cnt_paranoid(void);

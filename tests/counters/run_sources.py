@@ -1,0 +1,255 @@
+#!/usr/bin/python3
+"""Event sources in perf's syntax, counted by libompfuse.so on sources_prog
+(task t: (t+1)*K calls of ompf_sources_hit() and getppid(); each loop
+iteration one of each).  Needs root: mounts tracefs if it is not mounted
+(the tool itself never mounts anything); other mount layouts are made in
+private mount namespaces (unshare -m), invisible to the rest of the machine.
+Usage: run_sources.py TEST --tool LIB --dump DUMP --prog PROG --ompfuse BIN
+       --perf PERF --workdir DIR
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+A = None
+FAILS = []
+TASKS, K, ITERS = 8, 100, 64
+SYM = "ompf_sources_hit"
+TP = "syscalls:sys_enter_getppid"
+
+
+def check(cond, msg):
+    if not cond:
+        FAILS.append(msg)
+        print("FAIL:", msg)
+    return cond
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def ensure_tracefs():
+    if not os.path.isdir("/sys/kernel/tracing/events"):
+        r = sh(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+        check(r.returncode == 0, "mount tracefs: %s" % r.stderr)
+
+
+def tool_env(out, events, threads=2):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("OMPFUSE_") and k != "OMP_NUM_THREADS"}
+    env.update({"OMP_TOOL_LIBRARIES": A.tool, "OMPFUSE_OUTPUT": out,
+                "OMPFUSE_EVENTS": events, "OMP_NUM_THREADS": str(threads)})
+    return env
+
+
+def args():
+    return [str(TASKS), str(K), str(ITERS)]
+
+
+def out(name):
+    return os.path.join(A.workdir, name + ".ompf")
+
+
+class Profile:
+    def __init__(self, path):
+        p = sh([A.dump, path])
+        self.rc, self.events, self.reasons = p.returncode, [], {}
+        self.xus, self.threads = [], []
+        for line in p.stdout.splitlines():
+            f = line.split(" ")
+            if f[0] == "event":
+                self.events.append((f[1], f[2]))
+                self.reasons[f[1]] = " ".join(f[3:])
+            elif f[0] == "xu":
+                self.xus.append({"label": f[1], "ckind": f[4],
+                                 "thread": int(f[5]), "iters": int(f[10]),
+                                 "values": [None if v == "NA" else int(v)
+                                            for v in f[14:]]})
+            elif f[0] == "thread":
+                ne = len(self.events)
+                v = f[4:]
+                num = lambda x: None if x == "NA" else int(x)
+                self.threads.append({"index": int(f[1]),
+                                     "total": [num(x) for x in v[:ne]],
+                                     "gap": [num(x) for x in
+                                             v[ne + 1:2 * ne + 1]]})
+
+
+def exact_counts(p, name, nev):
+    """Every event counts exactly the occurrences, per XU and per label;
+    XUs + gap = thread total.  Returns the totals over threads."""
+    check(p.rc == 0 and [s for _, s in p.events] == ["counted"] * nev,
+          "%s: events %s %s" % (name, p.events, p.reasons))
+    if p.rc != 0 or not p.xus:
+        return None
+    tasks = [x for x in p.xus if x["ckind"] == "task"]
+    loops = [x for x in p.xus if x["ckind"] == "loop"]
+    labels = collections.Counter(x["label"] for x in tasks)
+    check(len(labels) == TASKS and max(labels.values()) == 1,
+          "%s: %d task labels %s" % (name, len(labels), labels))
+    check(sorted(x["values"][0] for x in tasks) ==
+          [(t + 1) * K for t in range(TASKS)],
+          "%s: task counts %s" % (name, [x["values"] for x in tasks]))
+    for x in tasks + loops:
+        want = x["iters"] if x["ckind"] == "loop" else x["values"][0]
+        check(x["values"][:nev] == [want] * nev,
+              "%s: XU %s counts %s, expected %d each" % (
+                  name, x["label"], x["values"][:nev], want))
+    check(sum(x["iters"] for x in loops) == ITERS,
+          "%s: loop chunks cover %d iterations" % (name, sum(
+              x["iters"] for x in loops)))
+    sums = collections.defaultdict(lambda: [0] * nev)
+    for x in p.xus:
+        for e in range(nev):
+            sums[x["thread"]][e] += x["values"][e]
+    for t in p.threads:
+        for e in range(nev):
+            check(sums[t["index"]][e] + t["gap"][e] == t["total"][e],
+                  "%s thread %d event %d: XUs %d + gap %d != total %d" % (
+                      name, t["index"], e, sums[t["index"]][e], t["gap"][e],
+                      t["total"][e]))
+    return [sum(t["total"][e] for t in p.threads) for e in range(nev)]
+
+
+EXPECTED = TASKS * (TASKS + 1) // 2 * K + ITERS
+
+
+def t_exact():
+    """Tracepoint, uprobe and perf-probe tracepoint per XU, exactly; their
+    totals equal perf stat's for the same run (perf stat wraps the run)."""
+    ensure_tracefs()
+    group = "probe_" + os.path.basename(A.prog).replace("-", "_")
+    probe_tp = "%s:%s" % (group, SYM)
+    sh([A.perf, "probe", "-q", "-d", group + ":*"])
+    r = sh([A.perf, "probe", "-q", "-x", A.prog, SYM])
+    if not check(r.returncode == 0, "perf probe: %s" % r.stderr):
+        return
+    try:
+        events = "%s,uprobe:%s:%s,%s" % (TP, A.prog, SYM, probe_tp)
+        stat = os.path.join(A.workdir, "perf-stat.csv")
+        o = out("exact")
+        r = sh([A.perf, "stat", "-x,", "-o", stat, "-e", TP, "-e", probe_tp,
+                "--", A.prog] + args(), env=tool_env(o, events))
+        check(r.returncode == 0, "run under perf stat: %s" % r.stderr)
+        perf = {}
+        for line in open(stat):
+            f = line.strip().split(",")
+            if len(f) > 3 and f[0].isdigit():
+                perf[f[2]] = int(f[0])
+        print("perf stat:", perf)
+        tot = exact_counts(Profile(o), "exact", 3)
+        if tot:
+            print("tool thread totals:", tot)
+            check(tot == [EXPECTED] * 3, "totals %s != %d" % (tot, EXPECTED))
+            check(perf.get(TP) == tot[0] and perf.get(probe_tp) == tot[2] and
+                  tot[1] == tot[2],
+                  "tool totals %s != perf stat %s" % (tot, perf))
+    finally:
+        sh([A.perf, "probe", "-q", "-d", group + ":*"])
+
+
+def in_namespace(setup, o, events):
+    """Runs the program under the tool in a private mount namespace after
+    the shell commands in setup."""
+    script = "set -e; %s; exec \"$@\"" % setup
+    return sh(["unshare", "-m", "--propagation", "private", "sh", "-c",
+               script, "sh", A.prog] + args(), env=tool_env(o, events))
+
+
+UMOUNT_TRACEFS = "umount /sys/kernel/tracing 2>/dev/null || true"
+UMOUNT_DEBUGFS = ("umount /sys/kernel/debug/tracing 2>/dev/null || true; "
+                  "umount /sys/kernel/debug 2>/dev/null || true")
+
+
+def t_mounts():
+    """tracefs only, debugfs only (its automounted tracing/), neither."""
+    ensure_tracefs()
+    events = "%s,uprobe:%s:%s" % (TP, A.prog, SYM)
+    layouts = [
+        ("tracefs-only", UMOUNT_DEBUGFS + "; test -d /sys/kernel/tracing/events"
+         " || mount -t tracefs nodev /sys/kernel/tracing"),
+        ("debugfs-only", UMOUNT_TRACEFS + "; " + UMOUNT_DEBUGFS +
+         "; mount -t debugfs nodev /sys/kernel/debug; "
+         "test -d /sys/kernel/debug/tracing/events; "
+         "test ! -d /sys/kernel/tracing/events")]
+    for name, setup in layouts:
+        o = out("mounts-" + name)
+        r = in_namespace(setup, o, events)
+        check(r.returncode == 0, "%s: rc %d %s" % (name, r.returncode,
+                                                   r.stderr))
+        tot = exact_counts(Profile(o), name, 2)
+        check(tot == [EXPECTED] * 2, "%s: totals %s" % (name, tot))
+    o = out("mounts-none")
+    r = in_namespace(UMOUNT_TRACEFS + "; " + UMOUNT_DEBUGFS, o, events)
+    p = Profile(o)
+    check(r.returncode == 0 and p.events == [(TP, "failed"),
+                                             (events.split(",")[1], "counted")],
+          "neither mounted: events %s rc %d" % (p.events, r.returncode))
+    why = p.reasons.get(TP, "")
+    check("tracefs is not mounted" in why and
+          "mount -t tracefs nodev /sys/kernel/tracing" in why,
+          "neither mounted: reason %r" % why)
+
+
+def t_messages():
+    """Unknown symbol, tracepoint, PMU, term; permission as an ordinary
+    user (nobody): each reason says what is wrong and the fix."""
+    ensure_tracefs()
+    bad = [("uprobe:%s:no_such_function" % A.prog,
+            "symbol no_such_function not found in"),
+           ("uprobe:/nonexistent/bin:f", "binary /nonexistent/bin: No such"),
+           ("nosuchsys:nosuchtp", "neither a libpfm4 name nor a tracepoint"),
+           ("msr/nosuch/", "PMU msr has no event or format term 'nosuch'"),
+           ("nopmu/x/", "no PMU nopmu in /sys/bus/event_source/devices")]
+    o = out("messages")
+    r = sh([A.prog] + args(),
+           env=tool_env(o, ",".join(["perf::TASK-CLOCK"] + [n for n, _ in bad])))
+    p = Profile(o)
+    check(r.returncode == 0 and len(p.events) == 1 + len(bad),
+          "messages: rc %d events %s" % (r.returncode, p.events))
+    for name, words in bad:
+        why = p.reasons.get(name, "")
+        check(dict(p.events).get(name) == "failed" and words in why,
+              "%s: reason %r lacks %r" % (name, why, words))
+    # an ordinary user: tracefs is root-only, uprobes need CAP_PERFMON
+    d = os.path.join(A.workdir, "nobody")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o777)
+    o = os.path.join(d, "nobody.ompf")
+    if os.path.exists(o):
+        os.unlink(o)
+    events = "%s,uprobe:%s:%s" % (TP, A.prog, SYM)
+    r = sh(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            A.prog] + args(), env=tool_env(o, events), cwd=d)
+    p = Profile(o)
+    check(r.returncode == 0 and p.events == [(TP, "failed"),
+                                             (events.split(",")[1], "failed")],
+          "nobody: rc %d %s events %s" % (r.returncode, r.stderr, p.events))
+    check("run as root" in p.reasons.get(TP, ""),
+          "nobody tracepoint reason %r" % p.reasons.get(TP))
+    uw = p.reasons.get(events.split(",")[1], "")
+    check("permission denied" in uw and "CAP_PERFMON" in uw,
+          "nobody uprobe reason %r" % uw)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test")
+    for k in ("tool", "dump", "prog", "ompfuse", "perf", "workdir"):
+        ap.add_argument("--" + k, required=True)
+    A = ap.parse_args()
+    os.makedirs(A.workdir, exist_ok=True)
+    if os.geteuid() != 0:
+        print("sources tests need root (tracefs, uprobes, mount namespaces)")
+        return 1
+    globals()["t_" + A.test]()
+    print("%d failures" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
