@@ -82,7 +82,8 @@ static int tp_shaped(const char *name)
     return 1;
 }
 
-/* 1 when found (attr filled), 0 when not, -errno when tracefs refused. */
+/* 1 when handled (found, or present without an id), 0 when not there,
+ * -errno when tracefs refused. */
 static int tp_lookup(const char *name, ompf_cnt_src_t *o)
 {
     const char *root = ompf_cnt_src_tracefs();
@@ -92,8 +93,16 @@ static int tp_lookup(const char *name, ompf_cnt_src_t *o)
     char path[PATH_MAX], buf[64];
     snprintf(path, sizeof path, "%s/%.*s/%s/id", root, (int)(c - name), name,
              c + 1);
-    if (read_line(path, buf, sizeof buf) != 0)
-        return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+    if (read_line(path, buf, sizeof buf) != 0) {
+        int e = errno;
+        struct stat st;
+        path[strlen(path) - 3] = '\0';
+        if (e == ENOENT && stat(path, &st) == 0)
+            return fail(o, OMPF_CNT_UNSUPPORTED,
+                        "event %s: in tracefs but without an id (an ftrace "
+                        "record format, not a tracepoint perf can count)", name);
+        return e == ENOENT || e == ENOTDIR ? 0 : -e;
+    }
     memset(&o->attr, 0, sizeof o->attr);
     o->attr.type = PERF_TYPE_TRACEPOINT;
     o->attr.config = strtoull(buf, NULL, 10);

@@ -235,6 +235,64 @@ def t_messages():
           "nobody uprobe reason %r" % uw)
 
 
+def tracefs_names(root):
+    """The countable tracepoints, by an independent walk of tracefs."""
+    names = set()
+    for g in os.listdir(root):
+        d = os.path.join(root, g)
+        if os.path.isdir(d):
+            names |= {"%s:%s" % (g, t) for t in os.listdir(d)
+                      if os.path.isfile(os.path.join(d, t, "id"))}
+    return names
+
+
+def t_events():
+    """ompfuse events: counts and names of tracepoints as tracefs has them;
+    --probe opens them (and libpfm4's tracepoint groups under debugfs);
+    the unmounted and unprivileged cases say what to do."""
+    ensure_tracefs()
+    want = tracefs_names("/sys/kernel/tracing/events")
+    r = sh([A.ompfuse, "events", "--pmus", "--probe"])
+    check(r.returncode == 0, "events --pmus rc %d %s" % (r.returncode, r.stderr))
+    groups = len({n.split(":")[0] for n in want})
+    check("tracepoints   %d in " % len(want) in r.stdout and
+          "uprobe PMU present" in r.stdout,
+          "summary lacks %d tracepoints: %s" % (len(want), r.stdout[-1500:]))
+    check(any(l.split()[:2] == ["msr/tsc/", "OPENS"]
+              for l in r.stdout.splitlines()), "msr/tsc/ does not open")
+    r = sh([A.ompfuse, "events", "--tracepoints", "--probe"], timeout=280)
+    listed = {l.split()[0] for l in r.stdout.splitlines()
+              if l.startswith("  ") and ":" in l.split()[0] and
+              len(l.split()) > 1 and l.split()[1] in ("OPENS", "fails:")}
+    check(listed == want, "listed %d tracepoints, tracefs has %d (%d groups)"
+          % (len(listed), len(want), groups))
+    opens = sum(1 for l in r.stdout.splitlines() if " OPENS" in l)
+    for tp in (TP, "sched:sched_switch", "syscalls:sys_exit_getppid"):
+        check(any(l.split()[:2] == [tp, "OPENS"] for l in r.stdout.splitlines()),
+              "%s does not open" % tp)
+    check(opens >= 0.9 * len(want), "only %d of %d tracepoints open" % (
+        opens, len(want)))
+    # libpfm4 sees tracepoints only under debugfs; its groups must open
+    r = sh(["unshare", "-m", "--propagation", "private", "sh", "-c",
+            "mountpoint -q /sys/kernel/debug || mount -t debugfs nodev "
+            "/sys/kernel/debug; exec \"$@\"", "sh", A.ompfuse, "events",
+            "--probe", "--pmu", "perf"])
+    tpg = [l for l in r.stdout.splitlines() if l.startswith("  perf::sched ")]
+    check(tpg and "OPENS (as perf::sched:" in tpg[0],
+          "libpfm4 tracepoint group: %r" % tpg)
+    # neither mounted: the mount command
+    r = sh(["unshare", "-m", "--propagation", "private", "sh", "-c",
+            UMOUNT_TRACEFS + "; " + UMOUNT_DEBUGFS + "; exec \"$@\"", "sh",
+            A.ompfuse, "events"])
+    check("tracefs is not mounted; as root: `mount -t tracefs nodev "
+          "/sys/kernel/tracing`" in r.stdout, "unmounted: %s" % r.stdout[-800:])
+    r = sh(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            A.ompfuse, "events"])
+    check("need root or CAP_PERFMON" in r.stdout and
+          "tracefs unreadable for this user: run as root" in r.stdout,
+          "not root: %s" % r.stdout[-800:])
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
