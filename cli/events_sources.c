@@ -72,32 +72,10 @@ static int probe_one(const char *name, char *status, size_t n)
     return 0;
 }
 
-static void list_tracepoints(const char *root, int probe, size_t *opened,
-                             size_t *failed)
-{
-    size_t ng;
-    char **groups = names_in(root, 1, &ng);
-    for (size_t g = 0; g < ng; g++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s", root, groups[g]);
-        size_t nt;
-        char **tps = names_in(dir, 1, &nt);
-        for (size_t t = 0; t < nt; t++) {
-            char name[512], status[400] = "", id[4096];
-            snprintf(id, sizeof id, "%s/%s/id", dir, tps[t]);
-            if (access(id, F_OK) != 0)
-                continue; /* ftrace record formats: no perf tracepoint */
-            snprintf(name, sizeof name, "%s:%s", groups[g], tps[t]);
-            if (probe)
-                *(probe_one(name, status, sizeof status) ? opened : failed) += 1;
-            printf("  %-52s %s\n", name, status);
-        }
-        free_names(tps, nt);
-    }
-    free_names(groups, ng);
-}
-
-static size_t count_tracepoints(const char *root, size_t *groups)
+/* Calls fn for every countable tracepoint (SUBSYS:NAME with an id; the
+ * ftrace record formats have none); returns how many. */
+static size_t each_tracepoint(const char *root, size_t *groups,
+                              void (*fn)(const char *name, void *ctx), void *ctx)
 {
     size_t ng, total = 0;
     char **g = names_in(root, 1, &ng);
@@ -107,15 +85,35 @@ static size_t count_tracepoints(const char *root, size_t *groups)
         size_t nt;
         char **tps = names_in(dir, 1, &nt);
         for (size_t t = 0; t < nt; t++) {
-            char id[4096];
+            char id[4096], name[512];
             snprintf(id, sizeof id, "%s/%s/id", dir, tps[t]);
-            total += access(id, F_OK) == 0;
+            if (access(id, F_OK) != 0)
+                continue;
+            total++;
+            snprintf(name, sizeof name, "%s:%s", g[i], tps[t]);
+            if (fn)
+                fn(name, ctx);
         }
         free_names(tps, nt);
     }
     free_names(g, ng);
-    *groups = ng;
+    if (groups)
+        *groups = ng;
     return total;
+}
+
+struct listing {
+    int probe;
+    size_t opened, failed;
+};
+
+static void list_one(const char *name, void *ctx)
+{
+    struct listing *l = ctx;
+    char status[400] = "";
+    if (l->probe)
+        *(probe_one(name, status, sizeof status) ? &l->opened : &l->failed) += 1;
+    printf("  %-52s %s\n", name, status);
 }
 
 static void list_pmus(int names, int probe, size_t *opened, size_t *failed)
@@ -154,7 +152,7 @@ int ompf_events_sources(int tracepoints, int pmus, int probe)
     const char *tfs = ompf_cnt_tracefs();
     printf("Event sources in perf's syntax (docs/events.md):\n");
     if (tfs) {
-        size_t ng, nt = count_tracepoints(tfs, &ng);
+        size_t ng, nt = each_tracepoint(tfs, &ng, NULL, NULL);
         printf("  tracepoints   %zu in %zu groups, ids from %s; named SUBSYS:NAME "
                "(e.g. sched:sched_switch)%s\n", nt, ng, tfs,
                tracepoints ? "" : "; list with --tracepoints");
@@ -179,7 +177,10 @@ int ompf_events_sources(int tracepoints, int pmus, int probe)
     printf("\n");
     if (tracepoints && tfs) {
         printf("tracepoints%s:\n", probe ? "  (status: what happened when opened alone)" : "");
-        list_tracepoints(tfs, probe, &opened, &failed);
+        struct listing l = {probe, 0, 0};
+        each_tracepoint(tfs, NULL, list_one, &l);
+        opened += l.opened;
+        failed += l.failed;
         printf("\n");
     }
     list_pmus(pmus, probe && pmus, &opened, &failed);
