@@ -293,6 +293,63 @@ def t_events():
           "not root: %s" % r.stdout[-800:])
 
 
+def t_plan_run():
+    """ompfuse plan + ompfuse run with a tracepoint and a uprobe next to a
+    software event: the slot limit splits them like any event, every run's
+    counts are exact, and the HEM emulator multiplexes all three."""
+    ensure_tracefs()
+    events = [TP, "uprobe:%s:%s" % (A.prog, SYM), "perf::TASK-CLOCK"]
+    plan = os.path.join(A.workdir, "sources.plan")
+    r = sh([A.ompfuse, "plan", "--events", ",".join(events), "--slots", "2",
+            "--hem", "-o", plan])
+    if not check(r.returncode == 0, "plan rc %d %s" % (r.returncode, r.stderr)):
+        return
+    lines = [l.split() for l in open(plan) if l.strip() and l[0] != "#"]
+    roles = collections.Counter(l[0] for l in lines)
+    check(roles["lgl"] == 2 and roles["hem"] == 1 and roles["reference"] == 3,
+          "plan roles %s" % roles)
+    for l in lines:
+        n = len(l[2].split(","))
+        check(n == 3 if l[0].startswith("hem") else n <= 2,
+              "plan line %s: %d events for 2 slots" % (l, n))
+    d = os.path.join(A.workdir, "plan-run")
+    subprocess.run(["rm", "-rf", d])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
+    r = sh([A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
+            "--env", "OMP_NUM_THREADS=2", "-q", "--", A.prog] + args(), env=env)
+    check(r.returncode == 0, "run rc %d %s" % (r.returncode, r.stderr))
+    runs = sorted(f for f in os.listdir(d) if f.endswith(".ompf"))
+    check(len(runs) == sum(int(l[1]) for l in lines), "runs %s" % runs)
+    for f in runs:
+        p = Profile(os.path.join(d, f))
+        names = [n for n, _ in p.events]
+        if f.startswith("hem"):
+            # hem-delta leaves an event missing in XUs no window saw
+            full = f.startswith("hem-delta") or all(
+                None not in x["values"] for x in p.xus)
+            check(names == events and full and
+                  [s for _, s in p.events] == ["estimated"] * 3 and
+                  len(p.xus) == TASKS + ITERS // 4,
+                  "%s: events %s, %d XUs" % (f, p.events, len(p.xus)))
+            check(all(any(x["values"][e] is not None for x in p.xus)
+                      for e in range(3)), "%s: an event has no estimate" % f)
+            continue
+        exact = [i for i, n in enumerate(names) if n in events[:2]]
+        # the exact checks want the occurrence events first, in order
+        sub = Profile.__new__(Profile)
+        sub.rc, sub.events, sub.threads = p.rc, [p.events[i] for i in exact], []
+        sub.reasons = p.reasons
+        sub.xus = [dict(x, values=[x["values"][i] for i in exact])
+                   for x in p.xus]
+        for t in p.threads:
+            sub.threads.append({"index": t["index"],
+                                "total": [t["total"][i] for i in exact],
+                                "gap": [t["gap"][i] for i in exact]})
+        if exact:
+            tot = exact_counts(sub, f, len(exact))
+            check(tot == [EXPECTED] * len(exact), "%s totals %s" % (f, tot))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
