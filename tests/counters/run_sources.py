@@ -117,6 +117,12 @@ def exact_counts(p, name, nev):
 EXPECTED = TASKS * (TASKS + 1) // 2 * K + ITERS
 
 
+def t_mount():
+    """Set-up of the other tests: tracefs mounted (the tool never mounts)."""
+    ensure_tracefs()
+    check(os.path.isdir("/sys/kernel/tracing/events"), "tracefs not mounted")
+
+
 def t_exact():
     """Tracepoint, uprobe and perf-probe tracepoint per XU, exactly; their
     totals equal perf stat's for the same run (perf stat wraps the run)."""
