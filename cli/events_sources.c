@@ -85,7 +85,7 @@ static size_t each_tracepoint(const char *root, size_t *groups,
         size_t nt;
         char **tps = names_in(dir, 1, &nt);
         for (size_t t = 0; t < nt; t++) {
-            char id[4096], name[512];
+            char id[4096 + 300], name[512];
             snprintf(id, sizeof id, "%s/%s/id", dir, tps[t]);
             if (access(id, F_OK) != 0)
                 continue;
