@@ -123,9 +123,20 @@ def t_mount():
     check(os.path.isdir("/sys/kernel/tracing/events"), "tracefs not mounted")
 
 
+def perf_stat(path):
+    """perf stat -x, output: {event: count}."""
+    counts = {}
+    for line in open(path):
+        f = line.strip().split(",")
+        if len(f) > 3 and f[0].isdigit():
+            counts[f[2]] = int(f[0])
+    return counts
+
+
 def t_exact():
     """Tracepoint, uprobe and perf-probe tracepoint per XU, exactly; their
-    totals equal perf stat's for the same run (perf stat wraps the run)."""
+    totals equal perf stat's for the same run (perf stat wraps the run),
+    less what perf stat sees when the program itself makes no calls."""
     ensure_tracefs()
     group = "probe_" + os.path.basename(A.prog).replace("-", "_")
     probe_tp = "%s:%s" % (group, SYM)
@@ -140,19 +151,24 @@ def t_exact():
         r = sh([A.perf, "stat", "-x,", "-o", stat, "-e", TP, "-e", probe_tp,
                 "--", A.prog] + args(), env=tool_env(o, events))
         check(r.returncode == 0, "run under perf stat: %s" % r.stderr)
-        perf = {}
-        for line in open(stat):
-            f = line.strip().split(",")
-            if len(f) > 3 and f[0].isdigit():
-                perf[f[2]] = int(f[0])
-        print("perf stat:", perf)
+        perf = perf_stat(stat)
         tot = exact_counts(Profile(o), "exact", 3)
+        # occurrences outside the program's code (a sanitizer runtime calls
+        # getppid at start): the same command with no tasks and no loop
+        r = sh([A.perf, "stat", "-x,", "-o", stat, "-e", TP, "-e", probe_tp,
+                "--", A.prog, "0", "0", "0"], env=tool_env(o + ".0", events))
+        check(r.returncode == 0, "empty run under perf stat: %s" % r.stderr)
+        base = perf_stat(stat)
+        print("perf stat: %s; with no occurrences in the program: %s" % (
+            perf, base))
         if tot:
             print("tool thread totals:", tot)
             check(tot == [EXPECTED] * 3, "totals %s != %d" % (tot, EXPECTED))
-            check(perf.get(TP) == tot[0] and perf.get(probe_tp) == tot[2] and
+            check(perf.get(TP) == tot[0] + base.get(TP, -1) and
+                  perf.get(probe_tp) == tot[2] + base.get(probe_tp, -1) and
                   tot[1] == tot[2],
-                  "tool totals %s != perf stat %s" % (tot, perf))
+                  "tool totals %s + outside %s != perf stat %s" % (
+                      tot, base, perf))
     finally:
         sh([A.perf, "probe", "-q", "-d", group + ":*"])
 
