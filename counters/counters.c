@@ -322,6 +322,13 @@ ompf_cnt_fail_t ompf_cnt_diagnose(const ompf_cnt_set_t *s, size_t i, int e,
                  "no hardware PMU for it (%s; virtual machines usually "
                  "offer only perf:: software events)", strerror(e));
         break;
+    case ENOSPC:
+        /* a real counter limit: e.g. the 4 debug registers of breakpoints */
+        why = OMPF_CNT_LIMIT;
+        snprintf(buf, sizeof buf,
+                 "no free counter for it on its PMU (%s): count fewer such "
+                 "events at once", strerror(e));
+        break;
     case EMFILE:
     case ENFILE:
         why = OMPF_CNT_OTHER;

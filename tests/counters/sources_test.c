@@ -98,6 +98,29 @@ int main(int argc, char **argv)
     ompf_cnt_group_close(g);
     ompf_cnt_set_destroy(s);
 
+    /* 6 breakpoints: the debug registers are a real limit, found by
+     * opening; those beyond it fail as OMPF_CNT_LIMIT */
+    static volatile long six[6];
+    char bp[6][64];
+    const char *bps[6];
+    for (int i = 0; i < 6; i++) {
+        snprintf(bp[i], sizeof bp[i], "mem:%p:w", (void *)&six[i]);
+        bps[i] = bp[i];
+    }
+    CHECK(ompf_cnt_set_create(bps, 6, &s, &err) == 0, "create bps");
+    CHECK(ompf_cnt_group_open(s, 0, -1, 0, &g) == 0, "open bps");
+    size_t nopen = ompf_cnt_group_opened(g);
+    CHECK(nopen >= 1 && nopen < 6, "%zu of 6 breakpoints opened", nopen);
+    for (size_t i = nopen; i < 6; i++) {
+        const char *why;
+        CHECK(ompf_cnt_group_fail(g, i, &why, NULL) == OMPF_CNT_LIMIT &&
+                  strstr(why, "no free counter"), "breakpoint %zu: %s", i,
+              why ? why : "(opened)");
+    }
+    printf("breakpoints: %zu of 6 open at once\n", nopen);
+    ompf_cnt_group_close(g);
+    ompf_cnt_set_destroy(s);
+
     const char *bad[] = {"mem:0x10:q", "mem:xyz", "uprobe:nocolon",
                          "uprobe:/bin/sh:f+zz", "msr/tsc/u", "nopmu/x/"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
