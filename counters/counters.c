@@ -259,6 +259,17 @@ int ompf_cnt_set_event(const ompf_cnt_set_t *s, size_t i, ompf_event_t *ev)
     return 0;
 }
 
+int ompf_cnt_set_attr(const ompf_cnt_set_t *s, size_t i,
+                      struct perf_event_attr *out, size_t size)
+{
+    if (!s || i >= s->n || !out || size == 0)
+        return OMPF_EINVAL;
+    memset(out, 0, size);
+    memcpy(out, &s->ev[i].attr,
+           size < sizeof s->ev[i].attr ? size : sizeof s->ev[i].attr);
+    return 0;
+}
+
 void ompf_cnt_set_fail(ompf_cnt_set_t *s, size_t i, ompf_cnt_fail_t why,
                        const char *reason)
 {

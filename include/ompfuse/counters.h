@@ -57,6 +57,13 @@ const char *ompf_cnt_set_name(const ompf_cnt_set_t *s, size_t i);
 /* Fills ev (name, perf_event type/config/flags) for the profile's event
  * table; status COUNTED or FAILED with the reason sentence. */
 int ompf_cnt_set_event(const ompf_cnt_set_t *s, size_t i, ompf_event_t *ev);
+/* Copies event i's complete perf_event_attr (size bytes at most) for code
+ * that opens it itself (the HEM kernel path): unlike the profile's
+ * encoding from ompf_cnt_set_event, a uprobe's config1 here points to its
+ * path, valid while s lives.  0, or OMPF_EINVAL. */
+struct perf_event_attr;
+int ompf_cnt_set_attr(const ompf_cnt_set_t *s, size_t i,
+                      struct perf_event_attr *out, size_t size);
 /* Marks event i unusable (e.g. OMPF_CNT_LIMIT) with a reason sentence. */
 void ompf_cnt_set_fail(ompf_cnt_set_t *s, size_t i, ompf_cnt_fail_t why,
                        const char *reason);

@@ -1,8 +1,10 @@
 /* Encodings of perf-syntax names through libompfcounters, and a hardware
  * breakpoint counting exactly the writes to a variable.  Needs root and
  * tracefs mounted (fixture sources_mount). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/perf_event.h>
 #include <string.h>
 
 #include "ompfuse/counters.h"
@@ -69,6 +71,13 @@ int main(int argc, char **argv)
           "uprobe type %u config1 %llu offsets %llu %llu", up.pe_type,
           (unsigned long long)up.config1, (unsigned long long)up.config2,
           (unsigned long long)up4.config2);
+    struct perf_event_attr full;
+    const char *upath = NULL;
+    if (ompf_cnt_set_attr(s, 1, &full, sizeof full) == 0 && full.config1)
+        upath = (const char *)(uintptr_t)full.config1;
+    CHECK(upath && upath[0] == '/' && strstr(upath, "/sources_test") &&
+              full.config2 == up.config2 && full.type == up.pe_type,
+          "uprobe attr for opening: path %s", upath ? upath : "(none)");
     ompf_cnt_set_event(s, 2, &ev);
     CHECK(ev.pe_type == read_ull("/sys/bus/event_source/devices/msr/type") &&
               ev.config == 0, "msr/tsc/ type %u config %llu", ev.pe_type,
