@@ -12,16 +12,20 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: ompfuse events [--probe] [--pmu NAME] [--umasks]\n"
+        "usage: ompfuse events [--probe] [--pmu NAME] [--umasks] [--tracepoints] [--pmus]\n"
         "\n"
         "Lists the events libpfm4 knows for the PMUs detected on this machine,\n"
         "with each PMU's counters, whether the kernel really exposes the PMU,\n"
-        "and what perf_event_paranoid permits.\n"
+        "and what perf_event_paranoid permits; then the sources in perf's syntax\n"
+        "(tracepoints, uprobes, sysfs PMUs, breakpoints: docs/events.md).\n"
         "\n"
         "  --probe      open every event (alone, on this thread) and say whether\n"
         "               it really counts, and why not\n"
         "  --pmu NAME   only this PMU (e.g. perf, amd64_fam19h_zen3)\n"
         "  --umasks     list each event's unit masks\n"
+        "  --tracepoints  list the tracepoints (SUBSYS:NAME) instead of libpfm4's\n"
+        "               events (with --probe: open each)\n"
+        "  --pmus       list the sysfs PMUs' named events (PMU/EVENT/) instead\n"
         "  -h, --help   this text\n" OMPF_CLI_EXIT_HELP);
 }
 
@@ -60,9 +64,11 @@ int ompf_cmd_events(int argc, char **argv)
         {"probe", no_argument, 0, 'p'},
         {"pmu", required_argument, 0, 'P'},
         {"umasks", no_argument, 0, 'u'},
+        {"tracepoints", no_argument, 0, 't'},
+        {"pmus", no_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int probe = 0, umasks = 0;
+    int probe = 0, umasks = 0, tps = 0, pmus = 0;
     const char *only = NULL;
     optind = 1;
     opterr = 0;
@@ -72,6 +78,8 @@ int ompf_cmd_events(int argc, char **argv)
         case 'p': probe = 1; break;
         case 'P': only = optarg; break;
         case 'u': umasks = 1; break;
+        case 't': tps = 1; break;
+        case 'S': pmus = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "ompfuse events: unknown or incomplete option '%s'; see 'ompfuse events --help'\n",
@@ -133,6 +141,11 @@ int ompf_cmd_events(int argc, char **argv)
     }
     paranoid_text();
     printf("\n");
+    ompf_events_sources(tps, pmus, probe);
+    if (tps || pmus) {
+        ompf_catalog_destroy(c);
+        return 0;
+    }
 
     size_t shown = 0, opened = 0, failed = 0;
     const char *cur_pmu = NULL;
@@ -173,8 +186,14 @@ int ompf_cmd_events(int argc, char **argv)
         if (probe) {
             const char *one[1] = {shown_name};
             char why[512];
+            char with[600];
+            /* libpfm4's tracepoint groups open only with a tracepoint */
+            if (e->n_umasks && !e->software) {
+                snprintf(with, sizeof with, "%s:%s", e->name, e->umasks[0]);
+                one[0] = with;
+            }
             if (ompf_plan_probe_compat(one, 1, NULL, why, sizeof why)) {
-                snprintf(status, sizeof status, "OPENS");
+                snprintf(status, sizeof status, one[0] == with ? "OPENS (as %.300s)" : "OPENS", with);
                 opened++;
             } else {
                 /* the reason repeats the name: keep what follows it */

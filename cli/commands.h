@@ -12,6 +12,8 @@
     "I/O error (the message names the file and the reason).\n"
 
 int ompf_cmd_events(int argc, char **argv);   /* cmd_events.c */
+/* events_sources.c: tracepoints, uprobes, sysfs PMUs (names on request) */
+int ompf_events_sources(int tracepoints, int pmus, int probe);
 int ompf_cmd_plan(int argc, char **argv);     /* cmd_plan.c */
 int ompf_cmd_run(int argc, char **argv);      /* cmd_run.c */
 int ompf_cmd_combine(int argc, char **argv);  /* cmd_combine.c */

@@ -14,11 +14,15 @@
 #include <pthread.h>
 #include <perfmon/pfmlib_perf_event.h>
 
+#include "sources.h"
+
 struct cnt_event {
     char *name;
     struct perf_event_attr attr;
     ompf_cnt_fail_t fail;
     char reason[256];
+    char *path;   /* uprobe binary attr.config1 points to */
+    int hardware; /* on a PMU the kernel multiplexes */
 };
 
 struct ompf_cnt_set {
@@ -76,6 +80,17 @@ int ompf_cnt_paranoid(void)
 static void encode(struct cnt_event *e)
 {
     memset(&e->attr, 0, sizeof e->attr);
+    /* perf's own syntax first (tracepoints, uprobes, sysfs PMUs) */
+    ompf_cnt_src_t src;
+    if (ompf_cnt_src_encode(e->name, &src)) {
+        e->attr = src.attr;
+        e->attr.size = sizeof e->attr;
+        e->path = src.path;
+        e->hardware = src.hardware;
+        e->fail = src.fail;
+        snprintf(e->reason, sizeof e->reason, "%s", src.fail ? src.reason : "");
+        return;
+    }
     if (pfm_status != PFM_SUCCESS) {
         e->fail = OMPF_CNT_NO_PMU;
         snprintf(e->reason, sizeof e->reason,
@@ -91,6 +106,11 @@ static void encode(struct cnt_event *e)
      * happen in the kernel and read 0 when counted in user mode only. */
     int rc = pfm_get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3,
                                        PFM_OS_PERF_EVENT_EXT, &arg);
+    if (rc == PFM_ERR_NOTFOUND && ompf_cnt_src_tp_why(e->name, &src)) {
+        e->fail = src.fail;
+        snprintf(e->reason, sizeof e->reason, "%s", src.reason);
+        return;
+    }
     if (rc != PFM_SUCCESS) {
         e->fail = rc == PFM_ERR_NOTFOUND ? OMPF_CNT_UNKNOWN
                                          : OMPF_CNT_UNSUPPORTED;
@@ -106,6 +126,9 @@ static void encode(struct cnt_event *e)
     e->attr.size = sizeof e->attr;
     e->fail = OMPF_CNT_OK;
     e->reason[0] = '\0';
+    uint32_t t = e->attr.type;
+    e->hardware = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
+                  t == PERF_TYPE_RAW || t >= PERF_TYPE_MAX;
 }
 
 int ompf_cnt_set_create(const char *const *names, size_t n,
@@ -201,8 +224,10 @@ void ompf_cnt_set_destroy(ompf_cnt_set_t *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(s->ev[i].name);
+        free(s->ev[i].path);
+    }
     free(s);
 }
 
@@ -222,7 +247,8 @@ int ompf_cnt_set_event(const ompf_cnt_set_t *s, size_t i, ompf_event_t *ev)
     ev->name = e->name;
     ev->pe_type = e->attr.type;
     ev->config = e->attr.config;
-    ev->config1 = e->attr.config1;
+    /* a uprobe's config1 is a pointer to its path: the name records it */
+    ev->config1 = e->path ? 0 : e->attr.config1;
     ev->config2 = e->attr.config2;
     ev->pe_flags = (e->attr.exclude_user ? OMPF_PEF_EXCLUDE_USER : 0) |
                    (e->attr.exclude_kernel ? OMPF_PEF_EXCLUDE_KERNEL : 0) |
@@ -230,6 +256,17 @@ int ompf_cnt_set_event(const ompf_cnt_set_t *s, size_t i, ompf_event_t *ev)
     ev->status = e->fail == OMPF_CNT_OK ? OMPF_EV_COUNTED : OMPF_EV_FAILED;
     ev->reason = e->fail == OMPF_CNT_OK ? NULL : e->reason;
     ev->source = -1;
+    return 0;
+}
+
+int ompf_cnt_set_attr(const ompf_cnt_set_t *s, size_t i,
+                      struct perf_event_attr *out, size_t size)
+{
+    if (!s || i >= s->n || !out || size == 0)
+        return OMPF_EINVAL;
+    memset(out, 0, size);
+    memcpy(out, &s->ev[i].attr,
+           size < sizeof s->ev[i].attr ? size : sizeof s->ev[i].attr);
     return 0;
 }
 
@@ -260,9 +297,7 @@ int ompf_cnt_set_is_hardware(const ompf_cnt_set_t *s, size_t i)
 {
     if (!s || i >= s->n || s->ev[i].fail)
         return 0;
-    uint32_t t = s->ev[i].attr.type;
-    return t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
-           t == PERF_TYPE_RAW || t >= PERF_TYPE_MAX;
+    return s->ev[i].hardware;
 }
 
 /* ---- groups ------------------------------------------------------------ */
@@ -281,7 +316,8 @@ ompf_cnt_fail_t ompf_cnt_diagnose(const ompf_cnt_set_t *s, size_t i, int e,
         why = OMPF_CNT_PERMISSION;
         snprintf(buf, sizeof buf,
                  "permission denied (perf_event_paranoid is %d; run as "
-                 "root or lower /proc/sys/kernel/perf_event_paranoid)",
+                 "root, grant CAP_PERFMON, or lower "
+                 "/proc/sys/kernel/perf_event_paranoid)",
                  ompf_cnt_paranoid());
         break;
     case ENOENT:
@@ -296,6 +332,13 @@ ompf_cnt_fail_t ompf_cnt_diagnose(const ompf_cnt_set_t *s, size_t i, int e,
         snprintf(buf, sizeof buf,
                  "no hardware PMU for it (%s; virtual machines usually "
                  "offer only perf:: software events)", strerror(e));
+        break;
+    case ENOSPC:
+        /* a real counter limit: e.g. the 4 debug registers of breakpoints */
+        why = OMPF_CNT_LIMIT;
+        snprintf(buf, sizeof buf,
+                 "no free counter for it on its PMU (%s): count fewer such "
+                 "events at once", strerror(e));
         break;
     case EMFILE:
     case ENFILE:

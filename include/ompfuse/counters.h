@@ -1,5 +1,8 @@
 /*
- * ompfuse counters: libpfm4 event names -> perf_event groups.
+ * ompfuse counters: event names -> perf_event groups.  Names are libpfm4's
+ * or perf's own syntax: SUBSYS:NAME tracepoints (ids from tracefs),
+ * uprobe:BINARY:SYMBOL[+OFFSET], PMU/EVENT/ for sysfs PMUs (msr/tsc/) and
+ * mem:ADDR[:rw|:x] breakpoints (docs/events.md).
  *
  * An event set is encoded once per process (ompf_cnt_set_create); a group
  * is opened per thread from it (ompf_cnt_group_open, pid 0 / cpu -1 by
@@ -54,6 +57,13 @@ const char *ompf_cnt_set_name(const ompf_cnt_set_t *s, size_t i);
 /* Fills ev (name, perf_event type/config/flags) for the profile's event
  * table; status COUNTED or FAILED with the reason sentence. */
 int ompf_cnt_set_event(const ompf_cnt_set_t *s, size_t i, ompf_event_t *ev);
+/* Copies event i's complete perf_event_attr (size bytes at most) for code
+ * that opens it itself (the HEM kernel path): unlike the profile's
+ * encoding from ompf_cnt_set_event, a uprobe's config1 here points to its
+ * path, valid while s lives.  0, or OMPF_EINVAL. */
+struct perf_event_attr;
+int ompf_cnt_set_attr(const ompf_cnt_set_t *s, size_t i,
+                      struct perf_event_attr *out, size_t size);
 /* Marks event i unusable (e.g. OMPF_CNT_LIMIT) with a reason sentence. */
 void ompf_cnt_set_fail(ompf_cnt_set_t *s, size_t i, ompf_cnt_fail_t why,
                        const char *reason);
@@ -113,6 +123,11 @@ int ompf_cnt_group_enable(ompf_cnt_group_t *g, int on);
  * and time_running == time_enabled > 0; OMPF_EUNSUPP with a sentence in
  * err otherwise (naming the first event that failed, or multiplexing). */
 int ompf_cnt_probe(const ompf_cnt_set_t *s, ompf_error_t *err);
+
+/* The events directory of the mounted tracefs (/sys/kernel/tracing/events
+ * or /sys/kernel/debug/tracing/events), or NULL when neither is mounted.
+ * Tracepoints are named SUBSYS:NAME after its subdirectories. */
+const char *ompf_cnt_tracefs(void);
 
 /* perf_event_paranoid level, or -100 when unreadable. */
 int ompf_cnt_paranoid(void);
