@@ -267,6 +267,11 @@ static void open_kernel(ft_thread_t *t, ft_hem_t *h)
         a.config = ev.config;
         a.config1 = ev.config1;
         a.config2 = ev.config2;
+        /* the set's own attr: a uprobe's config1 is a pointer to its path,
+           which the profile's encoding records as 0 */
+        struct perf_event_attr full;
+        if (ompf_cnt_set_attr(ft_g.set, i, &full, sizeof full) == 0)
+            a.config1 = full.config1, a.config2 = full.config2;
         a.exclude_user = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_USER);
         a.exclude_kernel = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_KERNEL);
         a.exclude_hv = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_HV);
