@@ -592,17 +592,23 @@ static int pair_hist(const pair_t *pr, const colset_t *c, ompf_hist2d_t *h)
                                1, h);
 }
 
-/* Its types' histograms (pr->types order), all in one pass over the XUs;
- * NULL when out of memory.  *rc: the error (the array is returned even
- * then, for freeing). */
+/* The all-XU histogram into *hall and the types' histograms (returned,
+ * pr->types order), all in one pass over the XUs; NULL when out of
+ * memory.  *rc: the error (the array is returned even then, for
+ * freeing). */
 static ompf_hist2d_t *pair_type_hists(const pair_t *pr, const colset_t *c,
-                                      int *rc)
+                                      ompf_hist2d_t *hall, int *rc)
 {
     const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
+    ompf__placed_t all = {c->abin[a0], c->abin[a1], c->acoord[a0],
+                          c->acoord[a1]};
+    ompf__placed_t typed = {c->tbin[a0], c->tbin[a1], c->tcoord[a0],
+                            c->tcoord[a1]};
     ompf_hist2d_t *th = calloc(pr->ntypes ? pr->ntypes : 1, sizeof *th);
-    *rc = th ? ompf__hist2d_placed(pr->grid.n, c->tbin[a0], c->tcoord[a0],
-                                   c->tbin[a1], c->tcoord[a1], c->nxu,
-                                   c->type, pr->slot, pr->ntypes, th)
+    memset(hall, 0, sizeof *hall);
+    *rc = th ? ompf__hist2d_placed_all_types(pr->grid.n, &all, &typed,
+                                             c->nxu, c->type, pr->slot,
+                                             pr->ntypes, hall, th)
              : OMPF_ENOMEM;
     return th;
 }
@@ -617,10 +623,10 @@ static int pair_bin(void *ctx, size_t i, size_t thread)
     size_t r = rep_index(pr->rep, pr->nrep, b->ref);
     if (pr->problem || r == pr->nrep)
         return 0;
-    int rc = pair_hist(pr, b->c, &pr->hist[r]);
-    if (rc || !pr->types)
-        return rc;
-    ompf_hist2d_t *th = pair_type_hists(pr, b->c, &rc);
+    if (!pr->types)
+        return pair_hist(pr, b->c, &pr->hist[r]);
+    int rc;
+    ompf_hist2d_t *th = pair_type_hists(pr, b->c, &pr->hist[r], &rc);
     if (!th)
         return rc;
     for (size_t k = 0; k < pr->ntypes; k++) /* freed with the pair */
@@ -1029,22 +1035,30 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     if (!res->uncalibrated)
         return OMPF_ENOMEM;
     ompf_hist2d_t ht;
-    int rc = pair_hist(pr, &tc->tc, &ht);
-    if (rc)
-        return rc;
+    int rc;
+    /* per type: the types' histograms come from the same pass */
+    ompf_hist2d_t *th = NULL;
+    if (ev->opts.per_type) {
+        if (!(th = pair_type_hists(pr, &tc->tc, &ht, &rc)))
+            return rc;
+    } else {
+        rc = pair_hist(pr, &tc->tc, &ht);
+    }
+    if (!rc && ht.total == 0)
+        res->problem = "no XU of the target has values of both events";
+    double tmd_all = NAN;
+    if (!rc && ht.total)
+        rc = tmd_to_repeats(ws, &ht, pr->hist, pr->nrep, pr->calibration,
+                            res->uncalibrated, &tmd_all, &res->tmd_floor);
     res->left_out = ht.left_out;
     res->binned = (uint64_t)ht.total;
-    if (ht.total == 0) {
-        ompf_hist2d_free(&ht);
-        res->problem = "no XU of the target has values of both events";
-        return 0;
-    }
-    double tmd_all;
-    rc = tmd_to_repeats(ws, &ht, pr->hist, pr->nrep, pr->calibration,
-                        res->uncalibrated, &tmd_all, &res->tmd_floor);
     ompf_hist2d_free(&ht);
-    if (rc)
+    if (rc || res->problem) {
+        for (size_t t = 0; th && t < pr->ntypes; t++)
+            ompf_hist2d_free(&th[t]);
+        free(th);
         return rc;
+    }
     if (want_spearman(ev)) {
         res->spearman_target = colset_spearman(&tc->tc, pr->ev[0], pr->ev[1]);
         res->spearman_reference = pr->spearman_ref;
@@ -1056,15 +1070,11 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     }
     /* Per type: weighted geometric mean over the types evaluated. */
     res->types = calloc(pr->ntypes ? pr->ntypes : 1, sizeof *res->types);
-    if (!res->types)
-        return OMPF_ENOMEM;
-    res->ntypes = pr->ntypes;
+    res->ntypes = res->types ? pr->ntypes : 0;
+    rc = res->types ? 0 : OMPF_ENOMEM;
     /* The pair's own floor flag is about its all-XU TMD, which per_type
      * does not use: the types' flags count instead. */
     res->tmd_floor = 0;
-    ompf_hist2d_t *th = pair_type_hists(pr, &tc->tc, &rc);
-    if (!th)
-        return rc;
     double wsum = 0, lsum = 0;
     int zero = 0;
     for (size_t t = 0; !rc && t < pr->ntypes; t++) {

@@ -59,4 +59,17 @@ int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
                         const uint32_t *type, const uint32_t *slot,
                         size_t nslots, ompf_hist2d_t *h);
 
+/* Both at once (per type): the all-XU histogram of the axes `all` into
+ * *hall and the types' histograms of the per-type axes `typed`, in one
+ * pass over the XUs. */
+typedef struct ompf__placed {
+    const uint16_t *ba, *bb;
+    const double *ca, *cb;
+} ompf__placed_t;
+int ompf__hist2d_placed_all_types(unsigned n, const ompf__placed_t *all,
+                                  const ompf__placed_t *typed, size_t nxu,
+                                  const uint32_t *type, const uint32_t *slot,
+                                  size_t nslots, ompf_hist2d_t *hall,
+                                  ompf_hist2d_t *h);
+
 #endif

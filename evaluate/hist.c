@@ -126,6 +126,22 @@ void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
     }
 }
 
+/* One XU into a histogram being built: missing values are left out. */
+static inline void add_xu(int64_t *cnt, double *sum, ompf_hist2d_t *h,
+                          size_t side, size_t base, uint16_t ka, uint16_t kb,
+                          double ca, double cb)
+{
+    if (ka == OMPF__NOBIN || kb == OMPF__NOBIN) {
+        h->left_out++;
+        return;
+    }
+    size_t k = base + (size_t)ka * side + kb;
+    cnt[k]++;
+    sum[2 * k] += ca;
+    sum[2 * k + 1] += cb;
+    h->total++;
+}
+
 /* Bins held at once by ompf__hist2d_placed (24 bytes each): more slots
  * than fit are done in several passes. */
 #define PLACED_MAX_BINS ((size_t)1 << 20)
@@ -158,15 +174,8 @@ int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
                 if (s < s0 || s >= s1)
                     continue;
             }
-            if (ba[i] == OMPF__NOBIN || bb[i] == OMPF__NOBIN) {
-                h[s].left_out++;
-                continue;
-            }
-            size_t k = (s - s0) * nb + (size_t)ba[i] * side + bb[i];
-            cnt[k]++;
-            sum[2 * k] += ca[i];
-            sum[2 * k + 1] += cb[i];
-            h[s].total++;
+            add_xu(cnt, sum, &h[s], side, (s - s0) * nb, ba[i], bb[i], ca[i],
+                   cb[i]);
         }
         int rc = 0;
         for (size_t s = s0; s < s1 && !rc; s++)
@@ -178,4 +187,47 @@ int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
             return rc;
     }
     return 0;
+}
+
+int ompf__hist2d_placed_all_types(unsigned n, const ompf__placed_t *all,
+                                  const ompf__placed_t *typed, size_t nxu,
+                                  const uint32_t *type, const uint32_t *slot,
+                                  size_t nslots, ompf_hist2d_t *hall,
+                                  ompf_hist2d_t *h)
+{
+    size_t side = (size_t)n + 2, nb = side * side;
+    if ((nslots + 1) * nb > PLACED_MAX_BINS) { /* two passes */
+        int rc = ompf__hist2d_placed(n, all->ba, all->ca, all->bb, all->cb,
+                                     nxu, NULL, NULL, 1, hall);
+        return rc ? rc
+                  : ompf__hist2d_placed(n, typed->ba, typed->ca, typed->bb,
+                                        typed->cb, nxu, type, slot, nslots,
+                                        h);
+    }
+    memset(hall, 0, sizeof *hall);
+    memset(h, 0, nslots * sizeof *h);
+    int64_t *cnt = calloc((nslots + 1) * nb, sizeof *cnt);
+    double *sum = calloc(2 * (nslots + 1) * nb, sizeof *sum);
+    if (!cnt || !sum) {
+        free(cnt);
+        free(sum);
+        return OMPF_ENOMEM;
+    }
+    /* The all-XU histogram in bins [0, nb), slot s in the nb after s + 1:
+     * the two accumulations are independent and overlap. */
+    for (size_t i = 0; i < nxu; i++) {
+        add_xu(cnt, sum, hall, side, 0, all->ba[i], all->bb[i], all->ca[i],
+               all->cb[i]);
+        if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
+            continue;
+        size_t s = slot[type[i]];
+        add_xu(cnt, sum, &h[s], side, (s + 1) * nb, typed->ba[i],
+               typed->bb[i], typed->ca[i], typed->cb[i]);
+    }
+    int rc = compact(cnt, sum, nb, hall);
+    for (size_t s = 0; s < nslots && !rc; s++)
+        rc = compact(cnt + (s + 1) * nb, sum + 2 * (s + 1) * nb, nb, &h[s]);
+    free(cnt);
+    free(sum);
+    return rc;
 }
