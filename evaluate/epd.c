@@ -23,7 +23,24 @@ typedef struct colset {
     /* references: min/max of each event over XUs with a value, and per
      * type ([type * nev + event]); NaN when no value */
     double *emin, *emax, *tmin, *tmax;
+    /* values placed on each axis (NULL: not placed), all XUs and per type */
+    size_t naxes;
+    uint16_t **abin, **tbin;
+    double **acoord, **tcoord;
 } colset_t;
+
+/* One event on one grid dimension: pairs whose repeats are the same share
+ * the event's bounds, so its values are binned once per XU for all of them
+ * (ompf_eval_create keys axes by event and repeat list). */
+typedef struct axis {
+    uint32_t ev;
+    size_t nrep;
+    const size_t *rep; /* the first pair's repeat list */
+    int have;          /* some repeat has a value */
+    ompf_grid_t grid;  /* dimension 0: the bounds over the repeats */
+    unsigned char *thave; /* per type */
+    ompf_grid_t *tgrid;   /* per type (per_type) */
+} axis_t;
 
 typedef struct ptype {
     uint32_t type;
@@ -37,6 +54,7 @@ typedef struct ptype {
 
 typedef struct pair {
     uint32_t ev[2];
+    uint32_t ax[2];
     size_t nrep;
     size_t *rep;
     ompf_grid_t grid;
@@ -47,6 +65,7 @@ typedef struct pair {
     char *problem;
     size_t ntypes;
     ptype_t *types;
+    uint32_t *slot; /* per type: index in types or OMPF_NONE32 */
 } pair_t;
 
 struct ompf_eval {
@@ -62,6 +81,8 @@ struct ompf_eval {
     colset_t *refcols;
     size_t npairs;
     pair_t *pairs;
+    size_t naxes;
+    axis_t *axes;
     unsigned threads;
     ompf_emd_ws_t **ws; /* one per thread */
     char *notes;
@@ -160,10 +181,32 @@ int ompf_eval_same_program(const ompf_profile_t *a, const char *name_a,
 
 /* ---- columns ----------------------------------------------------------- */
 
+/* Frees the placed values only (references: once their histograms are
+ * built). */
+static void colset_unplace(colset_t *c)
+{
+    for (size_t a = 0; a < c->naxes; a++) {
+        free(c->abin[a]);
+        free(c->acoord[a]);
+        if (c->tbin) {
+            free(c->tbin[a]);
+            free(c->tcoord[a]);
+        }
+    }
+    free(c->abin);
+    free(c->acoord);
+    free(c->tbin);
+    free(c->tcoord);
+    c->abin = c->tbin = NULL;
+    c->acoord = c->tcoord = NULL;
+    c->naxes = 0;
+}
+
 static void colset_free(colset_t *c, size_t nev)
 {
     if (!c)
         return;
+    colset_unplace(c);
     for (size_t e = 0; c->col && e < nev; e++) {
         free(c->col[e]);
         if (c->rank)
@@ -346,30 +389,135 @@ static int colset_bounds(const ompf_eval_t *ev, colset_t *c)
     return 0;
 }
 
-static void bounds(const ompf_eval_t *ev, const pair_t *pr, uint32_t type,
-                   int by_type, double lo[2], double hi[2], int *any)
+/* Bounds of event e over the repeats rep[] (all XUs, or the XUs of one
+ * type); 0 when no repeat has a value. */
+static int axis_bounds(const ompf_eval_t *ev, const size_t *rep, size_t nrep,
+                       uint32_t e, uint32_t type, int by_type, double *lo,
+                       double *hi)
 {
-    int have[2] = {0, 0};
-    for (int d = 0; d < 2; d++) {
-        lo[d] = INFINITY;
-        hi[d] = -INFINITY;
+    int have = 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t r = 0; r < nrep; r++) {
+        const colset_t *c = &ev->refcols[rep[r]];
+        double mn = by_type ? c->tmin[(size_t)type * ev->nev + e] : c->emin[e];
+        double mx = by_type ? c->tmax[(size_t)type * ev->nev + e] : c->emax[e];
+        if (isnan(mn))
+            continue;
+        have = 1;
+        if (mn < *lo)
+            *lo = mn;
+        if (mx > *hi)
+            *hi = mx;
     }
-    for (size_t r = 0; r < pr->nrep; r++) {
-        const colset_t *c = &ev->refcols[pr->rep[r]];
-        for (int d = 0; d < 2; d++) {
-            size_t e = pr->ev[d];
-            double mn = by_type ? c->tmin[(size_t)type * ev->nev + e] : c->emin[e];
-            double mx = by_type ? c->tmax[(size_t)type * ev->nev + e] : c->emax[e];
-            if (isnan(mn))
-                continue;
-            have[d] = 1;
-            if (mn < lo[d])
-                lo[d] = mn;
-            if (mx > hi[d])
-                hi[d] = mx;
+    return have;
+}
+
+/* The axis of event e over repeats rep[] (found or added). */
+static int axis_get(ompf_eval_t *ev, uint32_t e, const size_t *rep,
+                    size_t nrep, uint32_t *out)
+{
+    for (size_t a = 0; a < ev->naxes; a++) {
+        const axis_t *x = &ev->axes[a];
+        if (x->ev == e && x->nrep == nrep &&
+            !memcmp(x->rep, rep, nrep * sizeof *rep)) {
+            *out = (uint32_t)a;
+            return 0;
         }
     }
-    *any = have[0] && have[1];
+    axis_t *x = &ev->axes[ev->naxes];
+    memset(x, 0, sizeof *x);
+    x->ev = e;
+    x->rep = rep;
+    x->nrep = nrep;
+    double lo, hi;
+    x->have = axis_bounds(ev, rep, nrep, e, 0, 0, &lo, &hi);
+    ompf_grid_init(&x->grid, ev->opts.bins, lo, hi, lo, hi);
+    if (ev->opts.per_type) {
+        size_t nt = ev->ntypes ? ev->ntypes : 1;
+        x->thave = calloc(nt, 1);
+        x->tgrid = calloc(nt, sizeof *x->tgrid);
+        if (!x->thave || !x->tgrid)
+            return OMPF_ENOMEM;
+        for (uint32_t t = 0; t < ev->ntypes; t++) {
+            x->thave[t] = (unsigned char)axis_bounds(ev, rep, nrep, e, t, 1,
+                                                     &lo, &hi);
+            ompf_grid_init(&x->tgrid[t], ev->opts.bins, lo, hi, lo, hi);
+        }
+    }
+    *out = (uint32_t)ev->naxes++;
+    return 0;
+}
+
+/* Work on one colset: ref is the reference's index, or SIZE_MAX for a
+ * target.  Placing its values on the axes: for a reference only the axes
+ * over its repeats, for a target those of the events it has; binning a
+ * reference into the histograms of the pairs it is a repeat of. */
+typedef struct {
+    ompf_eval_t *ev;
+    colset_t *c;
+    size_t ref;
+} job_t;
+
+/* Position of ref in rep[] (n when absent). */
+static size_t rep_index(const size_t *rep, size_t n, size_t ref)
+{
+    size_t r = 0;
+    while (r < n && rep[r] != ref)
+        r++;
+    return r;
+}
+
+static int place_axis(void *ctx, size_t a, size_t thread)
+{
+    (void)thread;
+    job_t *pl = ctx;
+    const axis_t *x = &pl->ev->axes[a];
+    colset_t *c = pl->c;
+    const double *v = c->col[x->ev];
+    if (!v || !x->have ||
+        (pl->ref != SIZE_MAX && rep_index(x->rep, x->nrep, pl->ref) == x->nrep))
+        return 0;
+    size_t n = c->nxu ? c->nxu : 1;
+    if (!(c->abin[a] = malloc(n * sizeof **c->abin)) ||
+        !(c->acoord[a] = malloc(n * sizeof **c->acoord)))
+        return OMPF_ENOMEM;
+    ompf__axis_place(&x->grid, NULL, NULL, v, c->nxu, c->abin[a],
+                     c->acoord[a]);
+    if (!c->tbin)
+        return 0;
+    const ompf_grid_t **grids = malloc((pl->ev->ntypes ? pl->ev->ntypes : 1) *
+                                       sizeof *grids);
+    if (!grids || !(c->tbin[a] = malloc(n * sizeof **c->tbin)) ||
+        !(c->tcoord[a] = malloc(n * sizeof **c->tcoord))) {
+        free(grids);
+        return OMPF_ENOMEM;
+    }
+    for (size_t t = 0; t < pl->ev->ntypes; t++)
+        grids[t] = x->thave[t] ? &x->tgrid[t] : NULL;
+    ompf__axis_place(NULL, grids, c->type, v, c->nxu, c->tbin[a],
+                     c->tcoord[a]);
+    free(grids);
+    return 0;
+}
+
+static int colset_place(ompf_eval_t *ev, colset_t *c, size_t ref)
+{
+    size_t na = ev->naxes ? ev->naxes : 1;
+    c->naxes = ev->naxes;
+    c->abin = calloc(na, sizeof *c->abin);
+    c->acoord = calloc(na, sizeof *c->acoord);
+    if (!c->abin || !c->acoord)
+        return OMPF_ENOMEM;
+    if (ev->opts.per_type) {
+        c->tbin = calloc(na, sizeof *c->tbin);
+        c->tcoord = calloc(na, sizeof *c->tcoord);
+        if (!c->tbin || !c->tcoord)
+            return OMPF_ENOMEM;
+    }
+    job_t pl = {.ev = ev, .c = c, .ref = ref};
+    return ompf__parallel_for(ev->naxes, ev->threads, place_axis, &pl,
+                              "binning", 0);
 }
 
 /* Median of the EMDs between all unordered pairs of repeat histograms,
@@ -403,37 +551,111 @@ static int calibrate(ompf_emd_ws_t *ws, const ompf_hist2d_t *h, size_t nrep,
     return 0;
 }
 
+/* A pair's grids and empty histograms (before any reference is binned). */
+static int pair_setup(ompf_eval_t *ev, pair_t *pr)
+{
+    if (pr->problem)
+        return 0;
+    const axis_t *xa = &ev->axes[pr->ax[0]], *xb = &ev->axes[pr->ax[1]];
+    if (!xa->have || !xb->have) {
+        pr->problem = xasprintf("no reference XU has values of both events");
+        return pr->problem ? 0 : OMPF_ENOMEM;
+    }
+    ompf_grid_init(&pr->grid, ev->opts.bins, xa->grid.lo[0], xa->grid.hi[0],
+                   xb->grid.lo[0], xb->grid.hi[0]);
+    pr->hist = calloc(pr->nrep, sizeof *pr->hist);
+    if (!pr->hist)
+        return OMPF_ENOMEM;
+    if (!ev->opts.per_type)
+        return 0;
+    /* Per type: the types present in the repeats. */
+    size_t nt = ev->ntypes ? ev->ntypes : 1;
+    pr->types = calloc(nt, sizeof *pr->types);
+    pr->slot = malloc(nt * sizeof *pr->slot);
+    if (!pr->types || !pr->slot)
+        return OMPF_ENOMEM;
+    for (uint32_t t = 0; t < ev->ntypes; t++) {
+        pr->slot[t] = OMPF_NONE32;
+        if (!xa->thave[t] || !xb->thave[t])
+            continue;
+        ptype_t *pt = &pr->types[pr->ntypes];
+        pt->type = t;
+        ompf_grid_init(&pt->grid, ev->opts.bins, xa->tgrid[t].lo[0],
+                       xa->tgrid[t].hi[0], xb->tgrid[t].lo[0],
+                       xb->tgrid[t].hi[0]);
+        if (!(pt->hist = calloc(pr->nrep, sizeof *pt->hist)))
+            return OMPF_ENOMEM;
+        pr->slot[t] = (uint32_t)pr->ntypes++;
+    }
+    return 0;
+}
+
+/* A pair's histogram of a placed colset over all XUs. */
+static int pair_hist(const pair_t *pr, const colset_t *c, ompf_hist2d_t *h)
+{
+    const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
+    return ompf__hist2d_placed(pr->grid.n, c->abin[a0], c->acoord[a0],
+                               c->abin[a1], c->acoord[a1], c->nxu, NULL, NULL,
+                               1, h);
+}
+
+/* The all-XU histogram into *hall and the types' histograms (returned,
+ * pr->types order), all in one pass over the XUs; NULL when out of
+ * memory.  *rc: the error (the array is returned even then, for
+ * freeing). */
+static ompf_hist2d_t *pair_type_hists(const pair_t *pr, const colset_t *c,
+                                      ompf_hist2d_t *hall, int *rc)
+{
+    const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
+    ompf__placed_t all = {c->abin[a0], c->abin[a1], c->acoord[a0],
+                          c->acoord[a1]};
+    ompf__placed_t typed = {c->tbin[a0], c->tbin[a1], c->tcoord[a0],
+                            c->tcoord[a1]};
+    ompf_hist2d_t *th = calloc(pr->ntypes ? pr->ntypes : 1, sizeof *th);
+    memset(hall, 0, sizeof *hall);
+    *rc = th ? ompf__hist2d_placed_all_types(pr->grid.n, &all, &typed,
+                                             c->nxu, c->type, pr->slot,
+                                             pr->ntypes, hall, th)
+             : OMPF_ENOMEM;
+    return th;
+}
+
+/* Binning a reference whose values are placed (one at a time bounds the
+ * memory). */
+static int pair_bin(void *ctx, size_t i, size_t thread)
+{
+    (void)thread;
+    job_t *b = ctx;
+    pair_t *pr = &b->ev->pairs[i];
+    size_t r = rep_index(pr->rep, pr->nrep, b->ref);
+    if (pr->problem || r == pr->nrep)
+        return 0;
+    if (!pr->types)
+        return pair_hist(pr, b->c, &pr->hist[r]);
+    int rc;
+    ompf_hist2d_t *th = pair_type_hists(pr, b->c, &pr->hist[r], &rc);
+    if (!th)
+        return rc;
+    for (size_t k = 0; k < pr->ntypes; k++) /* freed with the pair */
+        pr->types[k].hist[r] = th[k];
+    free(th);
+    return rc;
+}
+
+/* Calibration of a pair (and its types) once every repeat is binned. */
 static int pair_prepare(void *ctx, size_t i, size_t thread)
 {
     ompf_eval_t *ev = ctx;
     pair_t *pr = &ev->pairs[i];
     if (pr->problem)
         return 0;
-    double lo[2], hi[2];
-    int any;
-    bounds(ev, pr, 0, 0, lo, hi, &any);
-    if (!any) {
-        pr->problem = xasprintf("no reference XU has values of both events");
-        return pr->problem ? 0 : OMPF_ENOMEM;
-    }
-    ompf_grid_init(&pr->grid, ev->opts.bins, lo[0], hi[0], lo[1], hi[1]);
-    pr->hist = calloc(pr->nrep, sizeof *pr->hist);
-    if (!pr->hist)
-        return OMPF_ENOMEM;
-    for (size_t r = 0; r < pr->nrep; r++) {
-        const colset_t *c = &ev->refcols[pr->rep[r]];
-        int rc = ompf_hist2d_build(&pr->grid, c->col[pr->ev[0]],
-                                   c->col[pr->ev[1]], c->nxu, NULL, 0,
-                                   &pr->hist[r]);
-        if (rc)
-            return rc;
+    for (size_t r = 0; r < pr->nrep; r++)
         if (pr->hist[r].total == 0) {
             pr->problem = xasprintf("reference %s has no XU with values of "
                                     "both events",
                                     ev->names[pr->rep[r]]);
             return pr->problem ? 0 : OMPF_ENOMEM;
         }
-    }
     int rc = calibrate(ev->ws[thread], pr->hist, pr->nrep, &pr->calibration,
                        &pr->floor);
     if (rc)
@@ -448,30 +670,11 @@ static int pair_prepare(void *ctx, size_t i, size_t thread)
         pr->spearman_ref = ompf_median(sp, pr->nrep);
         free(sp);
     }
-    if (!ev->opts.per_type)
-        return 0;
-    /* Per type: the types present in the repeats. */
-    pr->types = calloc(ev->ntypes ? ev->ntypes : 1, sizeof *pr->types);
-    if (!pr->types)
-        return OMPF_ENOMEM;
-    for (uint32_t t = 0; t < ev->ntypes; t++) {
-        bounds(ev, pr, t, 1, lo, hi, &any);
-        if (!any)
-            continue;
-        ptype_t *pt = &pr->types[pr->ntypes++];
-        pt->type = t;
-        ompf_grid_init(&pt->grid, ev->opts.bins, lo[0], hi[0], lo[1], hi[1]);
-        pt->hist = calloc(pr->nrep, sizeof *pt->hist);
-        if (!pt->hist)
-            return OMPF_ENOMEM;
+    for (size_t k = 0; k < pr->ntypes; k++) {
+        ptype_t *pt = &pr->types[k];
+        uint32_t t = pt->type;
         int complete = 1;
         for (size_t r = 0; r < pr->nrep; r++) {
-            const colset_t *c = &ev->refcols[pr->rep[r]];
-            rc = ompf_hist2d_build(&pt->grid, c->col[pr->ev[0]],
-                                   c->col[pr->ev[1]], c->nxu, c->type, t,
-                                   &pt->hist[r]);
-            if (rc)
-                return rc;
             pt->weight += (double)pt->hist[r].total;
             if (pt->hist[r].total == 0 && complete) {
                 complete = 0;
@@ -510,10 +713,16 @@ void ompf_eval_destroy(ompf_eval_t *ev)
             free(pr->types[t].problem);
         }
         free(pr->types);
+        free(pr->slot);
         free(pr->rep);
         free(pr->problem);
     }
     free(ev->pairs);
+    for (size_t a = 0; a < ev->naxes; a++) {
+        free(ev->axes[a].thave);
+        free(ev->axes[a].tgrid);
+    }
+    free(ev->axes);
     for (size_t r = 0; r < ev->nrefs; r++) {
         if (ev->refcols)
             colset_free(&ev->refcols[r], ev->nev);
@@ -663,6 +872,29 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
                     goto fail;
             }
         }
+    /* Axes of the pairs that have repeats; each reference's values placed
+     * once per axis, binned into the pairs, then dropped. */
+    if (!(ev->axes = calloc(2 * ev->npairs, sizeof *ev->axes)))
+        goto fail;
+    for (size_t i = 0; i < ev->npairs; i++) {
+        pair_t *pr = &ev->pairs[i];
+        for (int d = 0; d < 2 && !pr->problem; d++)
+            if ((rc = axis_get(ev, pr->ev[d], pr->rep, pr->nrep, &pr->ax[d])))
+                goto fail;
+    }
+    for (size_t i = 0; i < ev->npairs; i++)
+        if ((rc = pair_setup(ev, &ev->pairs[i])))
+            goto fail;
+    for (size_t r = 0; r < nrefs; r++) {
+        job_t b = {.ev = ev, .c = &ev->refcols[r], .ref = r};
+        rc = colset_place(ev, &ev->refcols[r], r);
+        if (!rc)
+            rc = ompf__parallel_for(ev->npairs, ev->threads, pair_bin, &b,
+                                    "binning", 0);
+        colset_unplace(&ev->refcols[r]);
+        if (rc)
+            goto fail;
+    }
     rc = ompf__parallel_for(ev->npairs, ev->threads, pair_prepare, ev,
                             "calibrating", ev->opts.progress);
     if (rc)
@@ -813,22 +1045,30 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     if (!res->uncalibrated)
         return OMPF_ENOMEM;
     ompf_hist2d_t ht;
-    int rc = ompf_hist2d_build(&pr->grid, va, vb, tc->tc.nxu, NULL, 0, &ht);
-    if (rc)
-        return rc;
+    int rc;
+    /* per type: the types' histograms come from the same pass */
+    ompf_hist2d_t *th = NULL;
+    if (ev->opts.per_type) {
+        if (!(th = pair_type_hists(pr, &tc->tc, &ht, &rc)))
+            return rc;
+    } else {
+        rc = pair_hist(pr, &tc->tc, &ht);
+    }
+    if (!rc && ht.total == 0)
+        res->problem = "no XU of the target has values of both events";
+    double tmd_all = NAN;
+    if (!rc && ht.total)
+        rc = tmd_to_repeats(ws, &ht, pr->hist, pr->nrep, pr->calibration,
+                            res->uncalibrated, &tmd_all, &res->tmd_floor);
     res->left_out = ht.left_out;
     res->binned = (uint64_t)ht.total;
-    if (ht.total == 0) {
-        ompf_hist2d_free(&ht);
-        res->problem = "no XU of the target has values of both events";
-        return 0;
-    }
-    double tmd_all;
-    rc = tmd_to_repeats(ws, &ht, pr->hist, pr->nrep, pr->calibration,
-                        res->uncalibrated, &tmd_all, &res->tmd_floor);
     ompf_hist2d_free(&ht);
-    if (rc)
+    if (rc || res->problem) {
+        for (size_t t = 0; th && t < pr->ntypes; t++)
+            ompf_hist2d_free(&th[t]);
+        free(th);
         return rc;
+    }
     if (want_spearman(ev)) {
         res->spearman_target = colset_spearman(&tc->tc, pr->ev[0], pr->ev[1]);
         res->spearman_reference = pr->spearman_ref;
@@ -840,15 +1080,14 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     }
     /* Per type: weighted geometric mean over the types evaluated. */
     res->types = calloc(pr->ntypes ? pr->ntypes : 1, sizeof *res->types);
-    if (!res->types)
-        return OMPF_ENOMEM;
-    res->ntypes = pr->ntypes;
+    res->ntypes = res->types ? pr->ntypes : 0;
+    rc = res->types ? 0 : OMPF_ENOMEM;
     /* The pair's own floor flag is about its all-XU TMD, which per_type
      * does not use: the types' flags count instead. */
     res->tmd_floor = 0;
     double wsum = 0, lsum = 0;
     int zero = 0;
-    for (size_t t = 0; t < pr->ntypes; t++) {
+    for (size_t t = 0; !rc && t < pr->ntypes; t++) {
         const ptype_t *pt = &pr->types[t];
         ompf_eval_type_result_t *tr = &res->types[t];
         tr->type = ev->typename[pt->type];
@@ -860,10 +1099,8 @@ static int pair_target(void *ctx, size_t i, size_t thread)
             tr->problem = pt->problem;
             continue;
         }
-        rc = ompf_hist2d_build(&pt->grid, va, vb, tc->tc.nxu, tc->tc.type,
-                               pt->type, &ht);
-        if (rc)
-            return rc;
+        ht = th[t];
+        th[t] = (ompf_hist2d_t){0};
         tr->left_out = ht.left_out;
         tr->binned = (uint64_t)ht.total;
         if (ht.total == 0) {
@@ -873,21 +1110,25 @@ static int pair_target(void *ctx, size_t i, size_t thread)
             continue;
         }
         tr->uncalibrated = calloc(pr->nrep, sizeof *tr->uncalibrated);
-        if (!tr->uncalibrated) {
-            ompf_hist2d_free(&ht);
-            return OMPF_ENOMEM;
-        }
-        rc = tmd_to_repeats(ws, &ht, pt->hist, pr->nrep, pt->calibration,
-                            tr->uncalibrated, &tr->tmd, &tr->tmd_floor);
+        rc = tr->uncalibrated
+                 ? tmd_to_repeats(ws, &ht, pt->hist, pr->nrep,
+                                  pt->calibration, tr->uncalibrated, &tr->tmd,
+                                  &tr->tmd_floor)
+                 : OMPF_ENOMEM;
         ompf_hist2d_free(&ht);
         if (rc)
-            return rc;
+            break;
         wsum += tr->weight;
         if (tr->tmd == 0)
             zero = 1;
         else
             lsum += tr->weight * log(tr->tmd);
     }
+    for (size_t t = 0; t < pr->ntypes; t++)
+        ompf_hist2d_free(&th[t]);
+    free(th);
+    if (rc)
+        return rc;
     if (wsum == 0) {
         res->problem = "no type of this pair could be evaluated";
         return 0;
@@ -939,7 +1180,8 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         ompf_eval_result_free(res);
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
-    if ((rc = colset_build(ev, target, 0, 0, &tc.tc))) {
+    if ((rc = colset_build(ev, target, 0, 0, &tc.tc)) ||
+        (rc = colset_place(ev, &tc.tc, SIZE_MAX))) {
         colset_free(&tc.tc, ev->nev);
         ompf_eval_result_free(res);
         return ompf_error_set(err, rc, "%s: %s", name, ompf_strerror(rc));

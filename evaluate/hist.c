@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evaluate_internal.h"
 #include "ompfuse/evaluate.h"
 
 void ompf_grid_init(ompf_grid_t *g, unsigned n, double lo_a, double hi_a,
@@ -50,6 +51,30 @@ void ompf_hist2d_free(ompf_hist2d_t *h)
     memset(h, 0, sizeof *h);
 }
 
+/* Reduces counts and coordinate sums of nb bins to the non-empty bins. */
+static int compact(const int64_t *cnt, const double *sum, size_t nb,
+                   ompf_hist2d_t *h)
+{
+    size_t used = 0;
+    for (size_t k = 0; k < nb; k++)
+        used += cnt[k] > 0;
+    h->count = malloc((used ? used : 1) * sizeof *h->count);
+    h->pos = malloc((used ? used : 1) * 2 * sizeof *h->pos);
+    if (!h->count || !h->pos) {
+        ompf_hist2d_free(h);
+        return OMPF_ENOMEM;
+    }
+    for (size_t k = 0; k < nb; k++) {
+        if (!cnt[k])
+            continue;
+        h->count[h->nbins] = cnt[k];
+        h->pos[2 * h->nbins] = sum[2 * k] / (double)cnt[k];
+        h->pos[2 * h->nbins + 1] = sum[2 * k + 1] / (double)cnt[k];
+        h->nbins++;
+    }
+    return 0;
+}
+
 int ompf_hist2d_build(const ompf_grid_t *g, const double *va,
                       const double *vb, size_t nxu, const uint32_t *type,
                       uint32_t want_type, ompf_hist2d_t *h)
@@ -63,11 +88,6 @@ int ompf_hist2d_build(const ompf_grid_t *g, const double *va,
         free(sum);
         return OMPF_ENOMEM;
     }
-    /* Hot loop (10^5 XUs x pairs x profiles): one division per value,
-     * the bin derived from the coordinate exactly as ompf_grid_bin does. */
-    const double lo0 = g->lo[0], lo1 = g->lo[1], hi0 = g->hi[0], hi1 = g->hi[1];
-    const double w0 = g->width[0], w1 = g->width[1];
-    const double nn = (double)g->n;
     for (size_t i = 0; i < nxu; i++) {
         if (type && type[i] != want_type)
             continue;
@@ -76,46 +96,138 @@ int ompf_hist2d_build(const ompf_grid_t *g, const double *va,
             h->left_out++;
             continue;
         }
-        double ca = (a - lo0) / w0, cb = (b - lo1) / w1;
-        size_t ka, kb;
-        if (a < lo0)
-            ka = 0;
-        else if (a > hi0)
-            ka = g->n + 1;
-        else /* 0 <= ca <= n here: truncation is floor; max -> bin n */
-            ka = ca >= nn ? g->n : (size_t)(ca > 0 ? ca : 0) + 1;
-        if (b < lo1)
-            kb = 0;
-        else if (b > hi1)
-            kb = g->n + 1;
-        else
-            kb = cb >= nn ? g->n : (size_t)(cb > 0 ? cb : 0) + 1;
-        size_t k = ka * side + kb;
+        double ca, cb;
+        size_t k = ompf__place(g, 0, a, &ca) * side + ompf__place(g, 1, b, &cb);
         cnt[k]++;
         sum[2 * k] += ca;
         sum[2 * k + 1] += cb;
         h->total++;
     }
-    size_t used = 0;
-    for (size_t k = 0; k < nb; k++)
-        used += cnt[k] > 0;
-    h->count = malloc((used ? used : 1) * sizeof *h->count);
-    h->pos = malloc((used ? used : 1) * 2 * sizeof *h->pos);
-    if (!h->count || !h->pos) {
-        free(cnt);
-        free(sum);
-        ompf_hist2d_free(h);
-        return OMPF_ENOMEM;
-    }
-    for (size_t k = 0; k < nb; k++) {
-        if (!cnt[k])
-            continue;
-        h->count[h->nbins] = cnt[k];
-        h->pos[2 * h->nbins] = sum[2 * k] / (double)cnt[k];
-        h->pos[2 * h->nbins + 1] = sum[2 * k + 1] / (double)cnt[k];
-        h->nbins++;
-    }
+    int rc = compact(cnt, sum, nb, h);
     free(cnt);
     free(sum);
+    return rc;
+}
+
+void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
+                      const uint32_t *type, const double *v, size_t nxu,
+                      uint16_t *bin, double *coord)
+{
+    for (size_t i = 0; i < nxu; i++) {
+        const ompf_grid_t *gi = g;
+        if (grids)
+            gi = type[i] == OMPF_NONE32 ? NULL : grids[type[i]];
+        if (!gi || isnan(v[i])) {
+            bin[i] = OMPF__NOBIN;
+            coord[i] = 0;
+            continue;
+        }
+        bin[i] = (uint16_t)ompf__place(gi, 0, v[i], &coord[i]);
+    }
+}
+
+/* One XU into a histogram being built: missing values are left out. */
+static inline void add_xu(int64_t *cnt, double *sum, ompf_hist2d_t *h,
+                          size_t side, size_t base, uint16_t ka, uint16_t kb,
+                          double ca, double cb)
+{
+    if (ka == OMPF__NOBIN || kb == OMPF__NOBIN) {
+        h->left_out++;
+        return;
+    }
+    size_t k = base + (size_t)ka * side + kb;
+    cnt[k]++;
+    sum[2 * k] += ca;
+    sum[2 * k + 1] += cb;
+    h->total++;
+}
+
+/* Bins held at once by ompf__hist2d_placed (24 bytes each): more slots
+ * than fit are done in several passes. */
+#define PLACED_MAX_BINS ((size_t)1 << 20)
+
+int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
+                        const uint16_t *bb, const double *cb, size_t nxu,
+                        const uint32_t *type, const uint32_t *slot,
+                        size_t nslots, ompf_hist2d_t *h)
+{
+    size_t side = (size_t)n + 2, nb = side * side;
+    if (!type)
+        nslots = 1;
+    memset(h, 0, nslots * sizeof *h);
+    size_t per = PLACED_MAX_BINS / nb ? PLACED_MAX_BINS / nb : 1;
+    for (size_t s0 = 0; s0 < nslots; s0 += per) {
+        size_t s1 = s0 + per < nslots ? s0 + per : nslots;
+        int64_t *cnt = calloc((s1 - s0) * nb, sizeof *cnt);
+        double *sum = calloc(2 * (s1 - s0) * nb, sizeof *sum);
+        if (!cnt || !sum) {
+            free(cnt);
+            free(sum);
+            return OMPF_ENOMEM;
+        }
+        for (size_t i = 0; i < nxu; i++) {
+            size_t s = 0;
+            if (type) {
+                if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
+                    continue;
+                s = slot[type[i]];
+                if (s < s0 || s >= s1)
+                    continue;
+            }
+            add_xu(cnt, sum, &h[s], side, (s - s0) * nb, ba[i], bb[i], ca[i],
+                   cb[i]);
+        }
+        int rc = 0;
+        for (size_t s = s0; s < s1 && !rc; s++)
+            rc = compact(cnt + (s - s0) * nb, sum + 2 * (s - s0) * nb, nb,
+                         &h[s]);
+        free(cnt);
+        free(sum);
+        if (rc)
+            return rc;
+    }
     return 0;
+}
+
+int ompf__hist2d_placed_all_types(unsigned n, const ompf__placed_t *all,
+                                  const ompf__placed_t *typed, size_t nxu,
+                                  const uint32_t *type, const uint32_t *slot,
+                                  size_t nslots, ompf_hist2d_t *hall,
+                                  ompf_hist2d_t *h)
+{
+    size_t side = (size_t)n + 2, nb = side * side;
+    if ((nslots + 1) * nb > PLACED_MAX_BINS) { /* two passes */
+        int rc = ompf__hist2d_placed(n, all->ba, all->ca, all->bb, all->cb,
+                                     nxu, NULL, NULL, 1, hall);
+        return rc ? rc
+                  : ompf__hist2d_placed(n, typed->ba, typed->ca, typed->bb,
+                                        typed->cb, nxu, type, slot, nslots,
+                                        h);
+    }
+    memset(hall, 0, sizeof *hall);
+    memset(h, 0, nslots * sizeof *h);
+    int64_t *cnt = calloc((nslots + 1) * nb, sizeof *cnt);
+    double *sum = calloc(2 * (nslots + 1) * nb, sizeof *sum);
+    if (!cnt || !sum) {
+        free(cnt);
+        free(sum);
+        return OMPF_ENOMEM;
+    }
+    /* The all-XU histogram in bins [0, nb), slot s in the nb after s + 1:
+     * the two accumulations are independent and overlap. */
+    for (size_t i = 0; i < nxu; i++) {
+        add_xu(cnt, sum, hall, side, 0, all->ba[i], all->bb[i], all->ca[i],
+               all->cb[i]);
+        if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
+            continue;
+        size_t s = slot[type[i]];
+        add_xu(cnt, sum, &h[s], side, (s + 1) * nb, typed->ba[i],
+               typed->bb[i], typed->ca[i], typed->cb[i]);
+    }
+    int rc = compact(cnt, sum, nb, hall);
+    for (size_t s = 0; s < nslots && !rc; s++)
+        rc = compact(cnt + (s + 1) * nb, sum + 2 * (s + 1) * nb, nb, &h[s]);
+    free(cnt);
+    free(sum);
+    return rc;
 }

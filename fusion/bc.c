@@ -37,9 +37,10 @@
 #define TAG_PAIRED (1ull << 62)
 #define TAG_INDEX 0xffffffffull
 
-/* Dimensions, for the qsort comparator (per thread: fusions may run
- * concurrently). */
+/* Dimensions and records, for the qsort comparators (per thread: fusions
+ * may run concurrently). */
 static _Thread_local size_t g_k;
+static _Thread_local const uint64_t *g_rec;
 
 static inline int less_msb(uint64_t x, uint64_t y)
 {
@@ -69,6 +70,81 @@ static int cmp_morton(const void *pa, const void *pb)
 static inline unsigned bitlen(uint64_t x)
 {
     return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+}
+
+static int cmp_morton_idx(const void *pa, const void *pb)
+{
+    size_t w = g_k + 1;
+    return cmp_morton(g_rec + *(const uint32_t *)pa * w,
+                      g_rec + *(const uint32_t *)pb * w);
+}
+
+/* Sorts the n records (stride k + 1) in cmp_morton order, which is total
+ * (tags are unique), so the result is the one qsort gives.  The first 64
+ * bits of each record's interleaved coordinates (bit levels from the top,
+ * dimension 0 first within a level: Morton order) are radix-sorted; runs
+ * of equal prefixes, possible only when the coordinates have more bits,
+ * are finished with the comparator.  Records are filled in tag order, so
+ * the stable radix sort already orders equal coordinates by tag. */
+static int sort_morton(uint64_t *rec, size_t n, size_t k, uint64_t cmax)
+{
+    size_t w = k + 1;
+    if (n < 2)
+        return 0;
+    uint64_t *key = malloc(n * sizeof *key);
+    uint32_t *idx = malloc(n * sizeof *idx);
+    uint64_t *tmp = malloc(w * sizeof *tmp);
+    int rc = OMPF_ENOMEM;
+    if (!key || !idx || !tmp)
+        goto out;
+    unsigned levels = bitlen(cmax);
+    int complete = (size_t)levels * k <= 64;
+    for (size_t j = 0; j < n; j++) {
+        const uint64_t *r = rec + j * w;
+        uint64_t x = 0;
+        unsigned bits = 0;
+        for (unsigned l = levels; l-- > 0 && bits < 64;)
+            for (size_t e = 0; e < k && bits < 64; e++, bits++)
+                x = (x << 1) | ((r[e] >> l) & 1);
+        key[j] = bits == 0 ? 0 : bits < 64 ? x << (64 - bits) : x;
+        idx[j] = (uint32_t)j;
+    }
+    if ((rc = fz_radix_sort(key, idx, n)))
+        goto out;
+    if (!complete) {
+        g_k = k;
+        g_rec = rec;
+        for (size_t a = 0; a < n;) {
+            size_t b = a + 1;
+            while (b < n && key[b] == key[a])
+                b++;
+            if (b - a > 1)
+                qsort(idx + a, b - a, sizeof *idx, cmp_morton_idx);
+            a = b;
+        }
+    }
+    /* Permutes in place, cycle by cycle (idx[j] = j marks a placed
+     * record). */
+    for (size_t s0 = 0; s0 < n; s0++) {
+        if (idx[s0] == s0)
+            continue;
+        memcpy(tmp, rec + s0 * w, w * sizeof *tmp);
+        size_t cur = s0;
+        while (idx[cur] != s0) {
+            size_t nx = idx[cur];
+            memcpy(rec + cur * w, rec + nx * w, w * sizeof *rec);
+            idx[cur] = (uint32_t)cur;
+            cur = nx;
+        }
+        memcpy(rec + cur * w, tmp, w * sizeof *tmp);
+        idx[cur] = (uint32_t)cur;
+    }
+    rc = 0;
+out:
+    free(key);
+    free(idx);
+    free(tmp);
+    return rc;
 }
 
 static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
@@ -270,8 +346,9 @@ static int bc_solve(bc_prob_t *pb)
             r[k] = (s ? TAG_SIDE : 0) | (uint64_t)i;
         }
     }
-    g_k = k;
-    qsort(rec, ne, w * sizeof *rec, cmp_morton);
+    if ((rc = sort_morton(rec, ne, k, cmax)))
+        goto out;
+    rc = OMPF_ENOMEM;
     for (;;) {
         /* Finest level at which two neighbours of different sides share a
          * cell: the next level that can pair anything. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "ompfuse/evaluate.h"
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
     size_t nxu = 100000;
     int nev = 33, nrep = 3;
     unsigned jobs = 0, bins = 10;
+    int per_type = 0;
     const char *dump = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--xus") && i + 1 < argc)
@@ -169,13 +171,16 @@ int main(int argc, char **argv)
             jobs = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bins") && i + 1 < argc)
             bins = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--per-type"))
+            per_type = 1;
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump = argv[++i];
         else if (!strcmp(argv[i], "--dense") && i + 1 < argc)
             dense_n = strtoull(argv[++i], NULL, 10);
         else {
             fprintf(stderr, "usage: bench_epd [--xus N] [--events E] "
-                            "[--repeats R] [--jobs T] [--bins B] [--dump FILE]\n"
+                            "[--repeats R] [--jobs T] [--bins B] [--per-type] "
+                            "[--dump FILE]\n"
                             "       bench_epd --dense N [--dump FILE]\n");
             return 2;
         }
@@ -213,6 +218,7 @@ int main(int argc, char **argv)
     ompf_eval_opts_default(&o);
     o.threads = jobs;
     o.bins = bins;
+    o.per_type = per_type;
     ompf_eval_t *ev;
     ompf_error_t err = {0};
     double w0 = now(), c0 = cpu_now();
@@ -241,8 +247,18 @@ int main(int argc, char **argv)
            c1 - c0);
     printf("target evaluation:          wall %7.3f s  cpu %7.3f s\n", w2 - w1,
            c2 - c1);
-    printf("whole evaluation:           wall %7.3f s  (%zu EMDs)  EPD %.4f\n",
-           w2 - w0, nemd, res->epd);
+    printf("whole evaluation:           wall %7.3f s  cpu %7.3f s  (%zu EMDs)  "
+           "EPD %.4f%s\n",
+           w2 - w0, c2 - c0, nemd, res->epd, per_type ? "  (per type)" : "");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS:                   %ld MB (profiles generated in memory "
+           "included)\n",
+           ru.ru_maxrss / 1024);
+    /* Issue 20's targets, for 33 events x 3 repeats x 10^5 XUs. */
+    printf("target (33 events, 3 repeats, 1e5 XUs): whole evaluation <= %.1f s "
+           "wall on 2 idle cores\n",
+           per_type ? 1.5 : 1.0);
 
     /* Per-EMD time on one thread over the same histogram pairs. */
     FILE *df = dump ? fopen(dump, "w") : NULL;

@@ -5,6 +5,9 @@
  * DIR/shifted.ompf    event 0 scaled by 1.6 (fused, strategy ctc)
  * DIR/hem.ompf        noisier, 10% of values missing (mode hem)
  * DIR/partial.ompf    the last event absent (mode run)
+ * With SUBSETS = 1, reference r counts event e only when e % 4 != r (the
+ * others are marked multiplexed) and has 3% of its values missing, so
+ * event pairs have different repeat sets (some too few).
  * Values: per XU a size s (log-normal), event e = s * (1 + e/3) * noise,
  * with even events also growing with a second latent factor; two
  * constructs (types) with different sizes. */
@@ -34,7 +37,8 @@ static double gauss(void)
 
 static int write_one(const char *dir, const char *file, const char *mode,
                      const char *strategy, const char *program, int nev,
-                     int nxu, double noise, double shift0, double missing)
+                     int nxu, double noise, double shift0, double missing,
+                     int drop)
 {
     ompf_profile_t *p;
     if (ompf_profile_create(&p))
@@ -49,7 +53,8 @@ static int write_one(const char *dir, const char *file, const char *mode,
         snprintf(name, sizeof name, "gen::EV%02d", e);
         ompf_event_t ev = {.name = name, .pe_type = 1, .config = (uint64_t)e,
                            .status = !strcmp(mode, "hem") ? OMPF_EV_ESTIMATED
-                                                           : OMPF_EV_COUNTED,
+                                     : drop && e % 4 == drop ? OMPF_EV_MULTIPLEXED
+                                                             : OMPF_EV_COUNTED,
                            .source = -1};
         if (ompf_event_add(p, &ev, NULL))
             return 1;
@@ -94,7 +99,8 @@ static int write_one(const char *dir, const char *file, const char *mode,
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: eval_gen DIR [XUS] [EVENTS] [SEED] [PROGRAM]\n");
+        fprintf(stderr, "usage: eval_gen DIR [XUS] [EVENTS] [SEED] [PROGRAM] "
+                        "[SUBSETS]\n");
         return 2;
     }
     const char *dir = argv[1];
@@ -102,17 +108,19 @@ int main(int argc, char **argv)
     int nev = argc > 3 ? atoi(argv[3]) : 4;
     st = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
     const char *prog = argc > 5 ? argv[5] : "gen";
+    int subsets = argc > 6 && atoi(argv[6]);
     int rc = 0;
     for (int r = 1; r <= 3; r++) {
         char f[32];
         snprintf(f, sizeof f, "ref-%d.ompf", r);
-        rc |= write_one(dir, f, "reference", NULL, prog, nev, nxu, 0.05, 1, 0);
+        rc |= write_one(dir, f, "reference", NULL, prog, nev, nxu, 0.05, 1,
+                        subsets ? 0.03 : 0, subsets ? r : 0);
     }
-    rc |= write_one(dir, "good.ompf", "fused", "lgl", prog, nev, nxu, 0.05, 1, 0);
+    rc |= write_one(dir, "good.ompf", "fused", "lgl", prog, nev, nxu, 0.05, 1, 0, 0);
     rc |= write_one(dir, "shifted.ompf", "fused", "ctc", prog, nev, nxu, 0.05,
-                    1.6, 0);
-    rc |= write_one(dir, "hem.ompf", "hem", NULL, prog, nev, nxu, 0.3, 1, 0.1);
+                    1.6, 0, 0);
+    rc |= write_one(dir, "hem.ompf", "hem", NULL, prog, nev, nxu, 0.3, 1, 0.1, 0);
     rc |= write_one(dir, "partial.ompf", "run", NULL, prog, nev - 1, nxu, 0.05,
-                    1, 0);
+                    1, 0, 0);
     return rc;
 }
