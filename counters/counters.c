@@ -1,5 +1,6 @@
 /* libompfcounters: libpfm4 encoding, per-thread perf_event groups, reads. */
 #include "ompfuse/counters.h"
+#include "ompfuse/pfd.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -34,8 +35,9 @@ struct ompf_cnt_group {
     const ompf_cnt_set_t *set;
     size_t n;       /* events of the set */
     size_t opened;  /* members of the group */
-    int leader;
+    int leader;     /* handles (ompfuse/pfd.h), not descriptor numbers */
     int fd[OMPF_CNT_MAX_EVENTS];       /* -1 when not opened */
+    int dead;       /* a read failed or was not ours: no more reads */
     int slot[OMPF_CNT_MAX_EVENTS];     /* position in the group read */
     ompf_cnt_fail_t fail[OMPF_CNT_MAX_EVENTS];
     int err[OMPF_CNT_MAX_EVENTS];
@@ -408,7 +410,8 @@ int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
          * the group is next scheduled in, and silently undercounts */
         a.disabled = g->leader < 0 ? 1 : 0;
         a.inherit = 0;
-        int fd = perf_open(&a, pid, cpu, g->leader);
+        int fd = ompf_pfd_adopt(perf_open(&a, pid, cpu,
+                                          ompf_pfd_fd(g->leader)));
         if (fd < 0) {
             open_fail(g, i, errno);
             continue;
@@ -424,7 +427,8 @@ int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
     }
     g->bufwords = 3 + g->opened;
     if (g->leader >= 0 && !(flags & OMPF_CNT_DISABLED))
-        ioctl(g->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        ioctl(ompf_pfd_fd(g->leader), PERF_EVENT_IOC_ENABLE,
+              PERF_IOC_FLAG_GROUP);
     /* rdpmc needs a mapped page per member on the calling thread's own
      * counters and the kernel's permission bit (cap_usr_rdpmc). */
     if (all_hw && g->opened == s->n && pid == 0 && cpu == -1 &&
@@ -433,7 +437,7 @@ int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
         long psz = sysconf(_SC_PAGESIZE);
         for (size_t k = 0; k < g->opened && ok; k++) {
             void *p = mmap(NULL, (size_t)psz, PROT_READ, MAP_SHARED,
-                           g->fd[g->page_set[k]], 0);
+                           ompf_pfd_fd(g->fd[g->page_set[k]]), 0);
             if (p == MAP_FAILED) {
                 ok = 0;
                 break;
@@ -463,12 +467,23 @@ void ompf_cnt_group_close(ompf_cnt_group_t *g)
     for (size_t k = 0; k < g->opened; k++)
         if (g->page[k])
             munmap(g->page[k], (size_t)psz);
+    /* members first; a number the program took over is never closed */
     for (size_t i = 0; i < g->n; i++)
         if (g->fd[i] >= 0 && g->fd[i] != g->leader)
-            close(g->fd[i]);
+            ompf_pfd_release(g->fd[i]);
     if (g->leader >= 0)
-        close(g->leader);
+        ompf_pfd_release(g->leader);
     free(g);
+}
+
+int ompf_cnt_group_intact(const ompf_cnt_group_t *g)
+{
+    if (!g || g->dead)
+        return 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->fd[i] >= 0 && !ompf_pfd_intact(g->fd[i]))
+            return 0;
+    return 1;
 }
 
 size_t ompf_cnt_group_opened(const ompf_cnt_group_t *g)
@@ -587,10 +602,22 @@ int ompf_cnt_group_read(ompf_cnt_group_t *g, ompf_cnt_sample_t *out)
             return 0;
         }
     }
-    ssize_t want = (ssize_t)(g->bufwords * sizeof(uint64_t));
-    ssize_t got = read(g->leader, g->buf, (size_t)want);
-    if (got != want)
+    if (g->dead)
         return OMPF_EIO;
+    /* The number is looked up each time: the close/dup2 wrappers may have
+     * moved our descriptor.  A failed or odd read is retried once when it
+     * moved meanwhile; otherwise the group is dead (never read again). */
+    ssize_t want = (ssize_t)(g->bufwords * sizeof(uint64_t));
+    for (int tries = 0;; tries++) {
+        int fd = ompf_pfd_fd(g->leader);
+        ssize_t got = fd >= 0 ? read(fd, g->buf, (size_t)want) : -1;
+        if (got == want && g->buf[0] == g->opened)
+            break;
+        if (tries == 0 && ompf_pfd_fd(g->leader) != fd)
+            continue;
+        g->dead = 1;
+        return OMPF_EIO;
+    }
     out->enabled_ns = g->buf[1];
     out->running_ns = g->buf[2];
     for (size_t i = 0; i < g->n; i++)
@@ -602,7 +629,8 @@ int ompf_cnt_group_enable(ompf_cnt_group_t *g, int on)
 {
     if (!g || g->leader < 0)
         return OMPF_EINVAL;
-    if (ioctl(g->leader, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+    if (ioctl(ompf_pfd_fd(g->leader),
+              on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
               PERF_IOC_FLAG_GROUP) < 0)
         return OMPF_EIO;
     return 0;

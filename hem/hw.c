@@ -14,10 +14,12 @@
 #include <unistd.h>
 
 #include "ompfuse/hem.h"
+#include "ompfuse/pfd.h"
 
 struct ompf_hemhw {
     unsigned n;
-    int fd[];
+    int dead;  /* a read failed: never read again */
+    int fd[];  /* handles (ompfuse/pfd.h) */
 };
 
 int ompf_hemhw_open(const struct perf_event_attr *attrs, unsigned n, int pid,
@@ -42,7 +44,8 @@ int ompf_hemhw_open(const struct perf_event_attr *attrs, unsigned n, int pid,
                         PERF_FORMAT_TOTAL_TIME_RUNNING;
         a.disabled = 0;
         /* Own group (group_fd -1): the kernel may schedule it alone. */
-        int fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
+        int fd = ompf_pfd_adopt((int)syscall(SYS_perf_event_open, &a, pid,
+                                             cpu, -1, PERF_FLAG_FD_CLOEXEC));
         if (fd < 0) {
             int e = errno;
             ompf_hemhw_close(h);
@@ -70,10 +73,22 @@ int ompf_hemhw_read(ompf_hemhw_t *h, uint64_t *value, uint64_t *enabled,
 {
     if (!h)
         return OMPF_EINVAL;
+    if (h->dead)
+        return OMPF_EIO;
     for (unsigned i = 0; i < h->n; i++) {
+        /* looked up each time: the tool's dup2 wrapper may move it; one
+         * retry when it moved during a failed read */
         uint64_t buf[3];
-        if (read(h->fd[i], buf, sizeof buf) != (ssize_t)sizeof buf)
+        int fd = ompf_pfd_fd(h->fd[i]);
+        ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        if (got != (ssize_t)sizeof buf && ompf_pfd_fd(h->fd[i]) != fd) {
+            fd = ompf_pfd_fd(h->fd[i]);
+            got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        }
+        if (got != (ssize_t)sizeof buf || buf[2] > buf[1]) {
+            h->dead = 1;
             return OMPF_EIO;
+        }
         if (value)
             value[i] = buf[0];
         if (enabled)
@@ -84,12 +99,22 @@ int ompf_hemhw_read(ompf_hemhw_t *h, uint64_t *value, uint64_t *enabled,
     return 0;
 }
 
+int ompf_hemhw_intact(const ompf_hemhw_t *h)
+{
+    if (!h || h->dead)
+        return 0;
+    for (unsigned i = 0; i < h->n; i++)
+        if (!ompf_pfd_intact(h->fd[i]))
+            return 0;
+    return 1;
+}
+
 void ompf_hemhw_close(ompf_hemhw_t *h)
 {
     if (!h)
         return;
     for (unsigned i = 0; i < h->n; i++)
         if (h->fd[i] >= 0)
-            close(h->fd[i]);
+            ompf_pfd_release(h->fd[i]); /* only if still ours */
     free(h);
 }

@@ -225,6 +225,8 @@ static inline void boundary_read(ft_thread_t *t)
     }
     if (ft_read_sample(t) != 0) {
         t->read_failed++;
+        ft_read_lost(t, "reading the counters failed (descriptor closed "
+                        "or replaced)");
         return;
     }
     if (t->sample.running_ns < t->sample.enabled_ns)

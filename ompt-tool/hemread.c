@@ -362,6 +362,8 @@ void ft_hem_boundary(ft_thread_t *t)
         r[OMPF_CNT_MAX_EVENTS];
     if (sample(h, v, e, r) != 0) {
         t->read_failed++;
+        ft_read_lost(t, "reading the counters failed (descriptor closed "
+                        "or replaced)");
         return;
     }
     ompf_hem_acc_t *acc = t->target;
@@ -420,6 +422,19 @@ void ft_hem_thread_record(const ft_thread_t *t, int est, ompf_thread_t *rec)
         rec->enabled_ns[i] = (double)(b->enabled - a->enabled);
         rec->running_ns[i] = (double)(b->running - a->running);
     }
+}
+
+int ft_hem_intact(const ft_thread_t *t)
+{
+    const ft_hem_t *h = t->hem;
+    if (!h)
+        return 0;
+    if (hc.engine != ENG_KERNEL)
+        return !h->stopped && t->grp && ompf_cnt_group_intact(t->grp);
+    for (unsigned k = 0; k < h->n; k++)
+        if (!ompf_hemhw_intact(h->hw[k]))
+            return 0;
+    return 1;
 }
 
 void ft_hem_close(ft_thread_t *t)

@@ -1,16 +1,19 @@
-/* exec, _exit and signal-handler hooks (docs/tool.md, "Fatal endings").
+/* exec, _exit, signal-handler and descriptor hooks (docs/tool.md, "Fatal
+ * endings" and "Descriptors").
  *
  * The tool is loaded by libomp with dlopen (OMP_TOOL_LIBRARIES), local
  * scope: functions it defines do not interpose on the program's calls, so
  * defining execve here would do nothing.  Instead, once at start, the
  * program's and its libraries' GOT entries (PLT slots and data references)
- * for the exec family, _exit, sigaction and signal are pointed at the wrappers
+ * for the exec family, _exit, sigaction, signal, close, close_range,
+ * closefrom, dup2 and dup3 are pointed at the wrappers
  * below.  Modules loaded later (dlopen after the first OpenMP construct),
  * calls from inside libc (posix_spawn, system) and direct syscalls are not
  * seen.  ELF64 RELA only (x86-64, aarch64). */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ompfuse/pfd.h"
 #include "tool.h"
 
 /* ---- exec: finish the profile first ------------------------------------ */
@@ -182,6 +186,70 @@ static ft_sighandler_t h_signal(int sig, ft_sighandler_t h)
     return old.sa_handler;
 }
 
+/* ---- descriptors: the tool's counters stay the tool's ------------------ */
+
+/* close of a counter descriptor: it stays open and the program is told
+ * it closed (its number is above the program's usual range, and a later
+ * dup2/dup3 onto it moves it away first). */
+static int h_close(int fd)
+{
+    if (ompf_pfd_owned(fd))
+        return 0;
+    return close(fd);
+}
+
+/* close_range/closefrom: the program's numbers in [lo, hi] are closed,
+ * the tool's skipped, by closing the pieces between them. */
+static int close_pieces(unsigned lo, unsigned hi, int flags)
+{
+    unsigned from = lo;
+    for (unsigned fd = lo; fd < OMPF_PFD_MAX && fd <= hi; fd++) {
+        if (!ompf_pfd_owned((int)fd))
+            continue;
+        if (fd > from && close_range(from, fd - 1, flags) != 0)
+            return -1;
+        from = fd + 1;
+    }
+    if (from > hi)
+        return 0;
+    return close_range(from, hi, flags);
+}
+
+static int h_close_range(unsigned lo, unsigned hi, int flags)
+{
+    if ((flags & CLOSE_RANGE_CLOEXEC) || lo > hi)
+        return close_range(lo, hi, flags); /* ours are CLOEXEC anyway */
+    return close_pieces(lo, hi, flags);
+}
+
+static void h_closefrom(int lo)
+{
+    if (lo < 0)
+        lo = 0;
+    /* glibc's closefrom falls back to /proc/self/fd when close_range is
+     * not there; the kernels the tool supports have it */
+    if (close_pieces((unsigned)lo, ~0u, 0) != 0)
+        closefrom(lo);
+}
+
+/* dup2/dup3 onto a counter descriptor: the program gets its number; the
+ * counter is first moved to another one (ompf_pfd_take), and its thread
+ * reads it there.  If it cannot be moved the thread's values from then
+ * on are missing.  Failing the call (EBUSY) would change the program. */
+static int h_dup2(int from, int to)
+{
+    if (from != to && ompf_pfd_owned(to))
+        ompf_pfd_take(to);
+    return dup2(from, to);
+}
+
+static int h_dup3(int from, int to, int flags)
+{
+    if (from != to && ompf_pfd_owned(to))
+        ompf_pfd_take(to);
+    return dup3(from, to, flags);
+}
+
 /* ---- GOT patching ------------------------------------------------------- */
 
 static const struct {
@@ -194,6 +262,9 @@ static const struct {
     {"execle", (void *)h_execle},   {"fexecve", (void *)h_fexecve},
     {"sigaction", (void *)h_sigaction}, {"signal", (void *)h_signal},
     {"_exit", (void *)h__exit},     {"_Exit", (void *)h__Exit},
+    {"close", (void *)h_close},     {"close_range", (void *)h_close_range},
+    {"closefrom", (void *)h_closefrom}, {"dup2", (void *)h_dup2},
+    {"dup3", (void *)h_dup3},
 };
 #define NHOOKS (sizeof hooks / sizeof *hooks)
 
@@ -315,8 +386,10 @@ void ft_hooks_install(void)
 #ifdef FT_R_JUMP_SLOT
     unsigned total = 0;
     dl_iterate_phdr(patch_module, &total);
-    ft_verbose("exec/signal hooks: %u GOT entries redirected", total);
+    ft_verbose("exec/signal/descriptor hooks: %u GOT entries redirected",
+               total);
 #else
-    ft_verbose("exec/signal hooks: not supported on this architecture");
+    ft_verbose("exec/signal/descriptor hooks: not supported on this "
+               "architecture");
 #endif
 }

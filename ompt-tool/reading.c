@@ -28,6 +28,54 @@ void ft_read_note_fail(size_t i, const char *why)
     pthread_mutex_unlock(&ft_g.lock);
 }
 
+/* Why event i's values went missing on some thread after it opened
+ * (the profile's event table), and on how many threads. */
+static char lost_reason[OMPF_CNT_MAX_EVENTS][256];
+static unsigned lost_threads[OMPF_CNT_MAX_EVENTS];
+
+const char *ft_read_lost_reason(size_t i, unsigned *threads)
+{
+    if (threads)
+        *threads = i < OMPF_CNT_MAX_EVENTS ? lost_threads[i] : 0;
+    return i < OMPF_CNT_MAX_EVENTS && lost_reason[i][0] ? lost_reason[i]
+                                                         : NULL;
+}
+
+void ft_read_lost(ft_thread_t *t, const char *why)
+{
+    uint64_t had = t->have;
+    if (!had)
+        return;
+    t->have = 0; /* every value of this thread from now on: missing */
+    pthread_mutex_lock(&ft_g.lock);
+    for (size_t i = 0; i < ft_g.nev && i < OMPF_CNT_MAX_EVENTS; i++) {
+        if (!((had >> i) & 1))
+            continue;
+        lost_threads[i]++;
+        if (!lost_reason[i][0])
+            snprintf(lost_reason[i], sizeof lost_reason[i],
+                     "lost on thread %u: %s; that thread's values from "
+                     "then on are missing",
+                     t->index, why);
+    }
+    pthread_mutex_unlock(&ft_g.lock);
+    /* a warning even under OMPFUSE_STRICT: ending the program in the
+     * middle of its run is worse than missing values */
+    ft_warn_once("counters-lost", "warning: thread %u: %s; its counter "
+                 "values from then on are missing", t->index, why);
+}
+
+void ft_read_check(ft_thread_t *t)
+{
+    if (!t->have)
+        return;
+    int ok = ft_g.hem ? ft_hem_intact(t)
+                      : t->grp && ompf_cnt_group_intact(t->grp);
+    if (!ok)
+        ft_read_lost(t, "a counter descriptor was closed or replaced by "
+                        "the program (found at thread end)");
+}
+
 void ft_read_open(ft_thread_t *t, int initial)
 {
     size_t nev = ft_g.nev;

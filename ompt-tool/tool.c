@@ -144,6 +144,7 @@ void ft_thread_finish(ft_thread_t *t, ompf_wstream_t *s, ompf_wstream_t *s2)
     rec.gap = buf + nev;
     rec.enabled_ns = buf + 2 * nev;
     rec.running_ns = buf + 3 * nev;
+    ft_read_check(t);
     for (size_t i = 0; i < nev && !ft_g.hem; i++) {
         int have = (t->have >> i) & 1;
         rec.total[i] = have ? (double)(t->last[i] - t->first[i]) : OMPF_MISSING;
@@ -502,6 +503,9 @@ static void tool_finalize(ompt_data_t *tool_data)
                         t->sample.value[i] - t->last[i];
                     t->last[i] = t->sample.value[i];
                 }
+            } else {
+                ft_read_lost(t, "reading the counters failed at the end "
+                                "(descriptor closed or replaced)");
             }
         }
         if (!t->ended) {
@@ -511,6 +515,7 @@ static void tool_finalize(ompt_data_t *tool_data)
         mux |= t->mux;
     }
     ompf_profile_t *trailer = NULL;
+    char lost_buf[400]; /* ompf_event_add copies the reason */
     if (ompf_profile_create(&trailer) == 0) {
         char buf[32];
         snprintf(buf, sizeof buf, "%u", ft_g.first_team ? ft_g.first_team : 1);
@@ -519,6 +524,8 @@ static void tool_finalize(ompt_data_t *tool_data)
         for (size_t i = 0; i < ft_g.nev; i++) {
             ompf_event_t ev;
             ompf_cnt_set_event(ft_g.set, i, &ev);
+            unsigned nlost = 0;
+            const char *lost = ft_read_lost_reason(i, &nlost);
             if (ev.status == OMPF_EV_COUNTED) {
                 /* failed on every thread? then it is failed */
                 int any = 0;
@@ -527,6 +534,8 @@ static void tool_finalize(ompt_data_t *tool_data)
                 if (!any && all) {
                     ev.status = OMPF_EV_FAILED;
                     ev.reason = ft_read_fail_reason(i);
+                    if (!ev.reason)
+                        ev.reason = lost;
                     if (!ev.reason)
                         ev.reason = "could not be opened on any thread";
                 } else if (ft_g.hem) {
@@ -539,6 +548,13 @@ static void tool_finalize(ompt_data_t *tool_data)
                     ev.reason = "the kernel multiplexed the counter group "
                                 "(time running < time enabled)";
                 }
+            }
+            if (lost && ev.status != OMPF_EV_FAILED) {
+                /* counted elsewhere; says why some values are missing
+                 * (the first thread's cause) */
+                snprintf(lost_buf, sizeof lost_buf,
+                         "values missing on %u thread(s): %s", nlost, lost);
+                ev.reason = lost_buf;
             }
             ompf_event_add(trailer, &ev, NULL);
         }

@@ -225,6 +225,14 @@ void ft_read_open_group(ft_thread_t *t);
 const char *ft_read_fail_reason(size_t i);
 /* Records why event i failed to open (first cause wins; thread start only). */
 void ft_read_note_fail(size_t i, const char *why);
+/* The thread's counters failed (a read failed, or a descriptor is no
+ * longer its event): every value of t from now on is missing, and the
+ * reason goes to the event table and one warning line. */
+void ft_read_lost(ft_thread_t *t, const char *why);
+/* At thread end: are the thread's descriptors still its events? */
+void ft_read_check(ft_thread_t *t);
+/* Why event i was lost on some thread after opening, and on how many. */
+const char *ft_read_lost_reason(size_t i, unsigned *threads);
 /* One reading into t->sample: 0, or nonzero when the read failed. */
 static inline int ft_read_sample(ft_thread_t *t)
 {
@@ -252,6 +260,8 @@ void ft_hem_thread_record(const ft_thread_t *t, int est,
 /* Stops the engine (from any thread: ompf_mux_stop; on the owner:
  * ompf_mux_destroy) and closes the counters. */
 void ft_hem_close(ft_thread_t *t);
+/* 1 when t's HEM counters still read (descriptors theirs, no failure). */
+int ft_hem_intact(const ft_thread_t *t);
 /* Metadata and event statuses of a HEM run (trailer). */
 void ft_hem_trailer(ompf_profile_t *trailer);
 void ft_hem_header(ompf_profile_t *header);

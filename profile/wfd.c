@@ -1,30 +1,11 @@
 /* A write descriptor the observed program cannot take over (wfd.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "wfd.h"
-
-/* Programs allocate descriptors from the lowest free number, and the
- * ones that close "all" descriptors mostly loop up to 1023 (FD_SETSIZE) or
- * to the soft limit.  Near the soft limit a descriptor is never handed out
- * by open() while lower numbers are free; capped so that a huge limit does
- * not make the kernel grow the descriptor table to millions of slots. */
-#define WFD_HIGH_CAP 4000
-#define WFD_HEADROOM 64
-
-static int high_fd(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return WFD_HIGH_CAP;
-    if (rl.rlim_cur <= 2 * WFD_HEADROOM)
-        return 3;
-    rlim_t h = rl.rlim_cur - WFD_HEADROOM;
-    return h > WFD_HIGH_CAP ? WFD_HIGH_CAP : (int)h;
-}
+#include "ompfuse/pfd.h"
 
 /* Moves fd to >= min (closing the original); keeps it where it is when
  * no high number is free. */
@@ -52,7 +33,7 @@ int fmt_wfd_create(fmt_wfd_t *f, char *path)
     f->off = 0;
     f->reopens = 0;
     f->lost = 0;
-    f->min_fd = high_fd();
+    f->min_fd = ompf_fd_high();
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;

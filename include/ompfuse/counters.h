@@ -95,6 +95,10 @@ int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
 void ompf_cnt_group_close(ompf_cnt_group_t *g);
 /* Number of events of the set that are in the group. */
 size_t ompf_cnt_group_opened(const ompf_cnt_group_t *g);
+/* 1 when no read of the group failed and every descriptor still names
+ * its event (checked by event id: a few syscalls, not for hot paths). */
+int ompf_cnt_group_intact(const ompf_cnt_group_t *g);
+
 /* Why event i of the set is not in the group (OMPF_CNT_OK if it is); the
  * sentence names the event and the reason; errno_out may be NULL. */
 ompf_cnt_fail_t ompf_cnt_group_fail(const ompf_cnt_group_t *g, size_t i,

@@ -165,6 +165,10 @@ int ompf_hemhw_open(const struct perf_event_attr *attrs, unsigned n,
                     int pid, int cpu, ompf_hemhw_t **out, ompf_error_t *err);
 int ompf_hemhw_read(ompf_hemhw_t *h, uint64_t *value, uint64_t *enabled,
                     uint64_t *running);
+/* 1 when no read failed and every descriptor still names its event. */
+int ompf_hemhw_intact(const ompf_hemhw_t *h);
+/* Closes the descriptors that are still the events opened (never a
+ * number the program took over: ompfuse/pfd.h). */
 void ompf_hemhw_close(ompf_hemhw_t *h);
 
 /* ---- estimators ------------------------------------------------------ */

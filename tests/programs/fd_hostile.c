@@ -5,6 +5,9 @@
  *   closeall closes every descriptor (0.. the soft limit), opens nothing
  *   dup2     opens FILE and dup2()s it onto every other open descriptor
  *            >= 3 (a tool's output among them)
+ *   closefrom closefrom(3), then close_range(3, ~0U, 0); opens FILE
+ *   sysclose closes 3..1023 by the close system call itself (no libc
+ *            function a tool could wrap), opens FILE
  *   lost     closes 3..the soft limit and removes the file
  *            $OMPFUSE_OUTPUT.tmp.<pid> (a tool's temporary profile)
  *   scribble appends 4 MiB to $OMPFUSE_OUTPUT.tmp.<pid> at the end
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static double acc[64];
@@ -83,6 +87,14 @@ int main(int argc, char **argv)
     int fd = -1;
     if (!strcmp(mode, "close3")) {
         close_range_(3, 1024);
+        fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    } else if (!strcmp(mode, "closefrom")) {
+        closefrom(3);
+        close_range(3, ~0U, 0);
+        fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    } else if (!strcmp(mode, "sysclose")) {
+        for (int d = 3; d < 1024; d++)
+            syscall(SYS_close, d);
         fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
     } else if (!strcmp(mode, "closeall")) {
         close_range_(0, soft_limit());

@@ -92,9 +92,10 @@ ROUNDS, TASKS = 4, 50000
 FD_XUS = 10 + ROUNDS * TASKS
 
 
-def fd_case(mode, nofile=None):
-    """Runs fd_hostile MODE without and with the tool; returns the tool
-    run's (rc, stdout, stderr) after the common checks."""
+def fd_case(mode, nofile=None, events=None):
+    """Runs fd_hostile MODE without and with the tool (OMPFUSE_EVENTS
+    events); returns the tool run's (rc, stdout, stderr) after the common
+    checks."""
     prog = R.prog("prog_fd_hostile")
     data = os.path.join(A.workdir, "fd-%s.data" % mode)
     out = os.path.join(A.workdir, "fd-%s.ompf" % mode)
@@ -104,7 +105,8 @@ def fd_case(mode, nofile=None):
     ref_bytes = open(data, "rb").read() if os.path.exists(data) else None
     if os.path.exists(data):
         os.unlink(data)
-    got = run(argv, out, True, nofile)
+    got = run(argv, out, True, nofile,
+              extra={"OMPFUSE_EVENTS": events} if events else None)
     got_bytes = open(data, "rb").read() if os.path.exists(data) else None
     R.check(got[0] == ref[0] and got[1] == ref[1],
             "%s: program changed: rc %d vs %d, stdout %r vs %r" % (
@@ -141,6 +143,85 @@ def t_fd_closeall():
     program: the profile is still complete."""
     got, out = fd_case("closeall")
     check_profile(out, FD_XUS, False, "closeall")
+
+
+# ---- counter descriptors ----------------------------------------------------
+
+EVENTS = "perf::TASK-CLOCK,perf::PAGE-FAULTS"
+LONG_NS = 10000  # an XU this long ran on a CPU: its TASK-CLOCK is > 0
+
+
+def check_counters(path, tag, lost):
+    """Every XU's TASK-CLOCK is real: > 0 when the XU lasted LONG_NS,
+    within its duration (xu_inside.py's tolerance), never a silent 0;
+    values are missing (NA) only when lost, for both events at once,
+    and then the event table says why."""
+    import xu_inside
+    prof = R.Profile(path)
+    R.check([e[0] for e in prof.events] == EVENTS.split(","),
+            "%s: events %s" % (tag, prof.events))
+    na = zero = over = 0
+    for x in prof.xus:
+        tc, pf = x["values"]
+        if tc is None or pf is None:
+            na += 1
+            R.check(tc is None and pf is None, "%s: XU %s: one value "
+                    "missing, not both: %s" % (tag, x["label"], x["values"]))
+            continue
+        d = x["end"] - x["start"]
+        if tc == 0 and d >= LONG_NS:
+            zero += 1
+        if tc > d + xu_inside.TOL_ABS_NS + xu_inside.TOL_REL * d:
+            over += 1
+    R.check(len(prof.xus) == FD_XUS, "%s: %d XUs" % (tag, len(prof.xus)))
+    R.check(zero == 0, "%s: %d XUs of >= %d ns with TASK-CLOCK 0" % (
+        tag, zero, LONG_NS))
+    R.check(over == 0, "%s: %d XUs with TASK-CLOCK > duration" % (tag, over))
+    if lost:
+        R.check(na > 0, "%s: the counters were closed behind the tool's "
+                "back, yet no value is missing" % tag)
+        for name, _ in prof.events:
+            why = prof.reasons.get(name, "")
+            R.check("lost on thread" in why and "missing" in why,
+                    "%s: %s: reason %r" % (tag, name, why))
+    else:
+        R.check(na == 0, "%s: %d XUs with missing values" % (tag, na))
+        R.check(all(st == "counted" for _, st in prof.events),
+                "%s: statuses %s" % (tag, prof.events))
+    print("%s: %d XUs, %d with values missing, %d zero TASK-CLOCK of "
+          ">= %d ns, %d above their duration; %s" % (
+              tag, len(prof.xus), na, zero, LONG_NS, over,
+              "; ".join("%s %s %s" % (n, st, prof.reasons.get(n, ""))
+                        for n, st in prof.events)))
+
+
+def t_fd_counters():
+    """The program closes (close, closefrom, close_range) or dup2()s over
+    the tool's counter descriptors (the tool's wrappers keep them its own): program
+    output and file unchanged, every XU has real counts."""
+    for mode, nofile in (("close3", 1024), ("close3", None),
+                         ("closeall", None), ("closefrom", None),
+                         ("dup2", None)):
+        got, out = fd_case(mode, nofile, EVENTS)
+        tag = "%s%s" % (mode, " (RLIMIT_NOFILE %d)" % nofile
+                        if nofile else "")
+        R.check(got[2] == "", "%s: stderr %r" % (tag, got[2]))
+        check_profile(out, FD_XUS, False, tag)
+        check_counters(out, tag, lost=False)
+
+
+def t_fd_counters_lost():
+    """The close system call itself, which no wrapper sees, on the
+    counters (RLIMIT_NOFILE 1024 puts them below 1024): the program is
+    unchanged, the lost values are missing (never 0) and the event table
+    and one warning line say why."""
+    got, out = fd_case("sysclose", 1024, EVENTS)
+    lines = got[2].splitlines()
+    R.check(len(lines) == 1 and "missing" in lines[0] and
+            "ompfuse: warning:" in lines[0],
+            "sysclose: expected one warning line, got %r" % got[2])
+    check_profile(out, FD_XUS, False, "sysclose")
+    check_counters(out, "sysclose", lost=True)
 
 
 def no_profile(mode, words):
