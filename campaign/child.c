@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "ompfuse/file.h"
 
 volatile sig_atomic_t ompf_cmpi_interrupted;
 static void on_signal(int s)
@@ -259,8 +260,8 @@ pid_t ompf_cmpi_spawn(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
 void ompf_cmpi_tail(const char *path, char *buf, size_t len, int lines)
 {
     buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f = NULL;
+    if (ompf_fopen_input(path, "log", &f, NULL))
         return;
     char data[4096];
     fseek(f, 0, SEEK_END);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ompfuse/file.h"
 
 static int read_at(FILE *f, long off, void *buf, size_t n)
 {
@@ -16,8 +17,8 @@ int ompf_elf_needs(const char *path, const char *lib)
 {
     if (!path || !lib)
         return OMPF_EINVAL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    FILE *f = NULL;
+    if (ompf_fopen_input(path, "program", &f, NULL)) /* never blocks on a FIFO */
         return OMPF_EIO;
     Elf64_Ehdr eh;
     int rc = OMPF_EFORMAT;

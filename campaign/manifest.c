@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ompfuse/file.h"
 
 /* ---- validity of a profile --------------------------------------------- */
 
@@ -92,8 +93,8 @@ void ompf_cmpi_read_manifest(ompf_campaign_t *c)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/manifest.tsv", c->dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f = NULL;
+    if (ompf_fopen_input(path, "manifest", &f, NULL))
         return;
     char line[8192];
     while (fgets(line, sizeof line, f)) {

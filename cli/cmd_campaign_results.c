@@ -478,10 +478,10 @@ int ompf_cmpc_summarize(const char *dir)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/epd.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, PROG ": cannot read %s: %s (give the --out DIR of a campaign)\n", path,
-                strerror(errno));
+    FILE *f = NULL;
+    ompf_error_t oerr;
+    if (ompf_fopen_input(path, "campaign's epd.tsv", &f, &oerr)) {
+        fprintf(stderr, PROG ": %s (give the --out DIR of a campaign)\n", oerr.msg);
         return 2;
     }
     char line[4096];

@@ -57,6 +57,11 @@ declare -A why=(
 cmds=(
   "prof|show @"
   "prof|export --csv @"
+  "prof|export --format json @"
+  "prof|export --format perfetto @"
+  "prof|export --format otf2 -o $T/o.otf2 @"
+  "prof|analyze @"
+  "prof|analyze --html $T/page.html @"
   "prof|combine --strategy ctc -o $T/out.ompf @ $T/a.ompf"
   "prof|combine --strategy lgl -o $T/out.ompf $T/a.ompf @"
   "prof|clean -o $T/out.ompf @"
