@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "ompfuse/csv.h"
 
 void afmt(char *buf, size_t len, double v)
 {
@@ -270,21 +271,6 @@ int ompf_aresult_write_table(const ompf_aresult_t *r, FILE *f)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
-static void csv_str(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
-
 static const char *kind_name(acol_kind_t k)
 {
     return k == ACOL_TIME ? "time" : k == ACOL_EVENT ? "event" : "metric";
@@ -332,14 +318,14 @@ int ompf_aresult_write_csv(const ompf_aresult_t *r, FILE *f, int first)
             const astats_t *st = &gr->st[c];
             if (gr->gap && r->cols[c].kind == ACOL_METRIC)
                 continue;
-            csv_str(f, r->name);
+            ompf_csv_field(f, r->name);
             fputc(',', f);
-            csv_str(f, gr->name);
+            ompf_csv_field(f, gr->name);
             fprintf(f, ",%d", gr->gap);
             for (int d = 0; d < ADIM_COUNT; d++) {
                 dim_text(r, gr, d, buf, sizeof buf);
                 fputc(',', f);
-                csv_str(f, buf);
+                ompf_csv_field(f, buf);
             }
             if (gr->gap)
                 fputs(",,", f);
@@ -348,7 +334,7 @@ int ompf_aresult_write_csv(const ompf_aresult_t *r, FILE *f, int first)
             else
                 fprintf(f, ",%zu,", gr->xus);
             fputc(',', f);
-            csv_str(f, r->cols[c].name);
+            ompf_csv_field(f, r->cols[c].name);
             fprintf(f, ",%s,%d,%zu,%zu,%zu", kind_name(r->cols[c].kind), r->cols[c].estimate,
                     st->n, st->missing, st->zero_den);
             double v[] = {st->sum, st->mean, st->median, st->p5, st->p95, st->cv,
@@ -372,18 +358,18 @@ int ompf_aresult_write_top_csv(const ompf_aresult_t *r, FILE *f, int first)
               "duration_ns", f);
         for (size_t c = 1; c < r->ncols; c++) {
             fputc(',', f);
-            csv_str(f, r->cols[c].name);
+            ompf_csv_field(f, r->cols[c].name);
         }
         fputc('\n', f);
     }
     for (size_t i = 0; i < r->ntop; i++) {
         const ompf_xu_t *x = ompf_xu_get(r->p, r->top[i]);
-        csv_str(f, r->name);
+        ompf_csv_field(f, r->name);
         fprintf(f, ",%zu,", i + 1);
-        csv_str(f, r->cols[r->top_col].name);
+        ompf_csv_field(f, r->cols[r->top_col].name);
         ompf_label_format(r->p, x->label, buf, sizeof buf);
         fprintf(f, ",%llu,%s,", (unsigned long long)x->id, buf);
-        csv_str(f, ares_construct_name(r->p, x->type));
+        ompf_csv_field(f, ares_construct_name(r->p, x->type));
         fprintf(f, ",%s,%u,%d,%d,%d,%llu,%llu", ompf_xu_kind_name((ompf_xu_kind_t)x->kind),
                 x->thread, x->cpu, x->core, x->numa, (unsigned long long)x->start_ns,
                 (unsigned long long)(x->end_ns - x->start_ns));

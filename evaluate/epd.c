@@ -12,6 +12,7 @@
 
 #include "evaluate_internal.h"
 #include "ompfuse/evaluate.h"
+#include "ompfuse/csv.h"
 
 /* A profile's values rearranged by evaluation event (columns), with each
  * XU's evaluation type. */
@@ -1329,21 +1330,6 @@ static size_t max_repeats(const ompf_eval_t *ev)
     return k;
 }
 
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v)
 {
     if (!isnan(v))
@@ -1371,11 +1357,11 @@ int ompf_eval_csv_rows(const ompf_eval_t *ev, const ompf_eval_result_t *r,
     for (size_t i = 0; i < r->pairs_total; i++) {
         const ompf_eval_pair_result_t *p = &r->pairs[i];
         const pair_t *pr = &ev->pairs[i];
-        csv_str(out, r->target);
+        ompf_csv_field(out, r->target);
         fputc(',', out);
-        csv_str(out, ev->evname[pr->ev[0]]);
+        ompf_csv_field(out, ev->evname[pr->ev[0]]);
         fputc(',', out);
-        csv_str(out, ev->evname[pr->ev[1]]);
+        ompf_csv_field(out, ev->evname[pr->ev[1]]);
         fprintf(out, ",all,%zu,", pr->nrep);
         csv_num(out, p->calibration);
         fprintf(out, ",%d", p->calibration_floor);
@@ -1393,17 +1379,17 @@ int ompf_eval_csv_rows(const ompf_eval_t *ev, const ompf_eval_result_t *r,
         fputc(',', out);
         csv_num(out, p->spearman_reference);
         fputc(',', out);
-        csv_str(out, p->evaluated ? "ok" : p->problem ? p->problem : "");
+        ompf_csv_field(out, p->evaluated ? "ok" : p->problem ? p->problem : "");
         fputc('\n', out);
         for (size_t t = 0; t < p->ntypes; t++) {
             const ompf_eval_type_result_t *tr = &p->types[t];
-            csv_str(out, r->target);
+            ompf_csv_field(out, r->target);
             fputc(',', out);
-            csv_str(out, ev->evname[pr->ev[0]]);
+            ompf_csv_field(out, ev->evname[pr->ev[0]]);
             fputc(',', out);
-            csv_str(out, ev->evname[pr->ev[1]]);
+            ompf_csv_field(out, ev->evname[pr->ev[1]]);
             fputc(',', out);
-            csv_str(out, tr->type);
+            ompf_csv_field(out, tr->type);
             fprintf(out, ",%zu,", pr->nrep);
             csv_num(out, tr->problem && !tr->calibration ? NAN
                                                           : tr->calibration);
@@ -1419,7 +1405,7 @@ int ompf_eval_csv_rows(const ompf_eval_t *ev, const ompf_eval_result_t *r,
             fprintf(out, ",%d,%llu,%llu,,,", tr->tmd_floor,
                     (unsigned long long)tr->left_out,
                     (unsigned long long)tr->binned);
-            csv_str(out, tr->problem ? tr->problem : "ok");
+            ompf_csv_field(out, tr->problem ? tr->problem : "ok");
             fputc('\n', out);
         }
     }

@@ -10,7 +10,7 @@
 #include "ompfuse/csv.h"
 
 /* Quotes only when needed, so that plain fields stay plain. */
-static void put_field(FILE *out, const char *s)
+void ompf_csv_field(FILE *out, const char *s)
 {
     if (!s)
         s = "";
@@ -48,7 +48,7 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
     fputs("xu,type,kind,label,thread,cpu,start_ns,end_ns", out);
     for (size_t e = 0; e < nev; e++) {
         putc(',', out);
-        put_field(out, ompf_event_get(p, (uint32_t)e)->name);
+        ompf_csv_field(out, ompf_event_get(p, (uint32_t)e)->name);
     }
     putc('\n', out);
     size_t lcap = 256;
@@ -70,7 +70,7 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
             ompf_label_format(p, x->label, label, lcap);
         }
         fprintf(out, "%llu,", (unsigned long long)x->id);
-        put_field(out, x->type < ompf_construct_count(p) ? ompf_construct_name(p, x->type) : "");
+        ompf_csv_field(out, x->type < ompf_construct_count(p) ? ompf_construct_name(p, x->type) : "");
         fprintf(out, ",%s,%s,%u,%d,%llu,%llu", ompf_xu_kind_name(x->kind), label, x->thread,
                 x->cpu, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns);
         const double *v = ompf_xu_values_const(p, i);
