@@ -48,6 +48,14 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *name = argv[1];
+    /* `ompfuse help CMD` is `ompfuse CMD --help`, as in git and perf */
+    char *help_argv[4] = {argv[0], NULL, "--help", NULL};
+    if (!strcmp(name, "help") && argc > 2) {
+        help_argv[1] = argv[2];
+        name = argv[2];
+        argc = 3;
+        argv = help_argv;
+    }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
         return fflush(stdout) || ferror(stdout) ? 2 : 0;
