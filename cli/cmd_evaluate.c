@@ -60,38 +60,42 @@ static void usage(FILE *f)
             OMPF_CLI_EXIT_HELP);
 }
 
+/* Where the table goes: stdout, or stderr when the CSV is written to
+ * stdout (--csv -), so that the CSV pipes cleanly. */
+static FILE *tbl;
+
 static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
                          unsigned worst, int ce)
 {
-    printf("%-20s ", r->target);
+    fprintf(tbl, "%-20s ", r->target);
     if (isnan(r->epd))
-        printf("%12s", "-");
+        fprintf(tbl, "%12s", "-");
     else
-        printf("%12.4f", r->epd);
-    printf("  %5zu/%-5zu %10llu %6zu %9zu", r->pairs_evaluated,
+        fprintf(tbl, "%12.4f", r->epd);
+    fprintf(tbl, "  %5zu/%-5zu %10llu %6zu %9zu", r->pairs_evaluated,
            r->pairs_total, (unsigned long long)r->left_out_max,
            r->calibration_floor_hits, r->tmd_floor_hits);
     if (ce) {
         if (isnan(r->correlation_error))
-            printf(" %10s", "-");
+            fprintf(tbl, " %10s", "-");
         else
-            printf(" %10.4f", r->correlation_error);
+            fprintf(tbl, " %10.4f", r->correlation_error);
     }
-    putchar('\n');
+    fputc('\n', tbl);
     size_t *idx = malloc((worst ? worst : 1) * sizeof *idx);
     if (!idx)
         return;
     size_t n = ompf_eval_worst_pairs(r, idx, worst);
     if (n) {
-        printf("  worst pairs:");
+        fprintf(tbl, "  worst pairs:");
         for (size_t k = 0; k < n; k++) {
             ompf_eval_pair_info_t in;
             ompf_eval_pair_info(ev, r->pairs[idx[k]].pair, &in);
-            printf("%s %s,%s %.3g", k ? ";" : "",
+            fprintf(tbl, "%s %s,%s %.3g", k ? ";" : "",
                    ompf_eval_event_name(ev, in.ev[0]),
                    ompf_eval_event_name(ev, in.ev[1]), r->pairs[idx[k]].tmd);
         }
-        putchar('\n');
+        fputc('\n', tbl);
     }
     free(idx);
     size_t skipped = 0;
@@ -99,19 +103,19 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
         if (!r->pairs[i].evaluated)
             skipped++;
     if (skipped) {
-        printf("  not evaluated (%zu):\n", skipped);
+        fprintf(tbl, "  not evaluated (%zu):\n", skipped);
         size_t shown = 0;
         for (size_t i = 0; i < r->pairs_total; i++) {
             if (r->pairs[i].evaluated)
                 continue;
             if (++shown > 10) {
-                printf("    ... and %zu more (all are in --csv output)\n",
+                fprintf(tbl, "    ... and %zu more (all are in --csv output)\n",
                        skipped - 10);
                 break;
             }
             ompf_eval_pair_info_t in;
             ompf_eval_pair_info(ev, i, &in);
-            printf("    %s,%s: %s\n", ompf_eval_event_name(ev, in.ev[0]),
+            fprintf(tbl, "    %s,%s: %s\n", ompf_eval_event_name(ev, in.ev[0]),
                    ompf_eval_event_name(ev, in.ev[1]),
                    r->pairs[i].problem ? r->pairs[i].problem : "?");
         }
@@ -121,7 +125,7 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
             if (r->pairs[i].types[t].problem && r->pairs[i].evaluated) {
                 ompf_eval_pair_info_t in;
                 ompf_eval_pair_info(ev, i, &in);
-                printf("    %s,%s type %s left out: %s\n",
+                fprintf(tbl, "    %s,%s type %s left out: %s\n",
                        ompf_eval_event_name(ev, in.ev[0]),
                        ompf_eval_event_name(ev, in.ev[1]),
                        r->pairs[i].types[t].type,
@@ -209,6 +213,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
         goto out;
     }
     o.progress = !quiet && isatty(STDERR_FILENO);
+    tbl = csv && !strcmp(csv, "-") ? stderr : stdout;
     ompf_error_t err = {0};
     /* Spearman columns of the CSV are filled whenever there is a CSV. */
     o.spearman = csv != NULL;
@@ -258,15 +263,15 @@ int ompf_cmd_evaluate(int argc, char **argv)
         ompf_eval_pair_info(ev, i, &in);
         bad += in.problem != NULL;
     }
-    printf("references: %zu profile%s, %zu events, %zu pairs", rin.n,
+    fprintf(tbl, "references: %zu profile%s, %zu events, %zu pairs", rin.n,
            rin.n == 1 ? "" : "s", ompf_eval_event_count(ev), np);
     if (bad)
-        printf(" (%zu cannot be evaluated)", bad);
-    printf(", %u intervals per event%s\n", o.bins ? o.bins : 10,
+        fprintf(tbl, " (%zu cannot be evaluated)", bad);
+    fprintf(tbl, ", %u intervals per event%s\n", o.bins ? o.bins : 10,
            o.per_type ? ", per type" : "");
     if (bad && !quiet && ompf_eval_reference_notes(ev))
-        printf("reference notes:\n%s", ompf_eval_reference_notes(ev));
-    printf("%-20s %12s  %11s %10s %6s %9s%s\n", "target", "EPD", "pairs",
+        fprintf(tbl, "reference notes:\n%s", ompf_eval_reference_notes(ev));
+    fprintf(tbl, "%-20s %12s  %11s %10s %6s %9s%s\n", "target", "EPD", "pairs",
            "left-out", "floor", "tmd-floor",
            o.correlation_error ? "         CE" : "");
     FILE *cf = NULL;
@@ -294,7 +299,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
             status = 2;
         }
         ompf_eval_result_free(r);
-        fflush(stdout);
+        fflush(tbl);
     }
     if (of) {
         /* Complete rows of the targets that could be evaluated. */

@@ -117,6 +117,12 @@ with tempfile.TemporaryDirectory() as d:
         check(row["tmd_floor"] == "0", f"tmd_floor column: {row}")
     check("CE" not in out.splitlines()[1], f"no CE column without the option: {out!r}")
 
+    # --csv -: the CSV alone on stdout (the table goes to stderr), so it pipes
+    rc, out, err = run("evaluate", "-q", "--csv", "-", "--references", *refs, "--", t("good"))
+    check(rc == 0 and out == open(csvp).read(),
+          f"--csv - prints exactly the CSV file's bytes on stdout: {rc} {out[:200]!r}")
+    check("target" in err and "EPD" in err, f"--csv -: the table on stderr: {err[:200]!r}")
+
     # -j1 and -j4 give byte-identical CSV
     outs = []
     for j in ("1", "4"):
