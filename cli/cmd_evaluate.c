@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: ompfuse evaluate --references REF... [--] [options] TARGET...\n"
+            "usage: ompfuse evaluate [options] --references REF... -- TARGET...\n"
             "\n"
             "Execution Profile Dissimilarity (EPD) of each TARGET profile (fused,\n"
             "HEM, a single run) against reference runs in which events were counted\n"
