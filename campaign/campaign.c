@@ -157,7 +157,8 @@ static const char *libomp_candidates[] = {
 };
 
 /* gcc-built binaries use libgomp, which ignores OMP_TOOL_LIBRARIES: put a
- * libgomp.so.1 -> libomp.so.5 link first on LD_LIBRARY_PATH (SPEC §3). */
+ * libgomp.so.1 -> libomp.so.5 link first on LD_LIBRARY_PATH
+ * (docs/semantics.md, OpenMP runtime). */
 static int setup_libgomp_route(ompf_campaign_t *c, ompf_error_t *err)
 {
     c->route_dir[0] = '\0';
@@ -192,8 +193,9 @@ static int setup_libgomp_route(ompf_campaign_t *c, ompf_error_t *err)
     if (c->o.progress != -2)
         fprintf(c->o.log,
                 "ompfuse: %s is linked against libgomp (gcc); running it on "
-                "LLVM's %s through %s on LD_LIBRARY_PATH (SPEC §3: static "
-                "loops then record no XUs of their own)\n",
+                "LLVM's %s through %s on LD_LIBRARY_PATH (static loops "
+                "then record no XUs of their own: docs/semantics.md, "
+                "OpenMP runtime)\n",
                 c->program, libomp, link);
     return 0;
 }

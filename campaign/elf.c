@@ -1,5 +1,6 @@
 /* Which libraries a program needs (ELF DT_NEEDED), and finding programs on
- * PATH: used to detect gcc/libgomp binaries (SPEC §3 libomp route). */
+ * PATH: used to detect gcc/libgomp binaries (the libgomp route of
+ * docs/semantics.md, OpenMP runtime). */
 #include "ompfuse/campaign.h"
 
 #include <elf.h>

@@ -45,14 +45,14 @@ static const bench_t builtin[] = {
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 
-/* The two pairs of near-identical software events of SPEC §5 (the
- * situation of the paper's PAPI_L1_DCM / PAPI_L2_DCA), listed so that each
- * pair is split: the first-fit LGL sets become {TASK-CLOCK, PAGE-FAULTS}
- * and {CPU-CLOCK, MINOR-FAULTS}, so a fusion must bring the twins of an XU
- * together from different runs, which EPD checks on the twin pairs (listed
- * as TASK-CLOCK, CPU-CLOCK, ... the twins shared a run and every pairing,
- * even the random control, kept them on the diagonal).  HEM rotates its
- * window over the same order ({TC,PF}, {PF,CC}, {CC,MF}, {MF,TC} on 2
+/* The two pairs of near-identical software events (docs/semantics.md,
+ * Counters: the situation of the paper's PAPI_L1_DCM / PAPI_L2_DCA), listed so
+ * that each pair is split: the first-fit LGL sets become {TASK-CLOCK,
+ * PAGE-FAULTS} and {CPU-CLOCK, MINOR-FAULTS}, so a fusion must bring the twins
+ * of an XU together from different runs, which EPD checks on the twin pairs
+ * (listed as TASK-CLOCK, CPU-CLOCK, ... the twins shared a run and every
+ * pairing, even the random control, kept them on the diagonal).  HEM rotates
+ * its window over the same order ({TC,PF}, {PF,CC}, {CC,MF}, {MF,TC} on 2
  * slots), so it too never counts both twins in one window. */
 static const char *const default_events =
     "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CPU-CLOCK,perf::MINOR-FAULTS";
@@ -173,7 +173,8 @@ static int execute(const ompf_plan_t *plan, char *const *argv, const settings_t 
  * and puts the fusion and HEM runs between the rounds:
  *   phase 1: round 1, lgl sets, hem           (round 1 is the BC pilot)
  *   phase 2: round 2, bc chain, hem-delta, rounds 3..R
- * Each set is still repeated R times (SPEC §8); only the order changes. */
+ * Each set is still repeated R times (docs/semantics.md, Planning); only
+ * the order changes. */
 static int copy_runs(ompf_plan_t *dst, const ompf_plan_t *src, int role, uint32_t repeat)
 {
     for (size_t i = 0; i < ompf_plan_count(src); i++) {

@@ -99,11 +99,12 @@ static int bench_verdict(const result_t *r, char *line, size_t len)
     return verdict_line(r->name, r->epd, r->problem, line, len);
 }
 
-/* The random pairing is the control (SPEC §6: what meaningless fusion
- * scores).  Where it scores about as well as LGL (within 10 %), the
- * histograms do not see which XU is which: most XUs share one bin (the
- * bounds are set by a few outliers) and the verdict rests on a handful of
- * XUs and on noise.  Said next to the verdict, never instead of it. */
+/* The random pairing is the control (docs/semantics.md, Fusion: what
+ * meaningless fusion scores).  Where it scores about as well as LGL
+ * (within 10 %), the histograms do not see which XU is which: most XUs
+ * share one bin (the bounds are set by a few outliers) and the verdict
+ * rests on a handful of XUs and on noise.  Said next to the verdict, never
+ * instead of it. */
 static int power_note(const result_t *r, char *buf, size_t len)
 {
     if (isnan(r->epd[T_RANDOM]) || isnan(r->epd[T_LGL]) ||

@@ -1,7 +1,8 @@
 /*
- * EPD (SPEC §7): event pairs and repeats from the references' metadata,
- * histogram bounds and calibration per pair (and per type), then TMD of
- * each target per pair, EPD as their geometric mean, Correlation Error.
+ * EPD (docs/semantics.md, Evaluation): event pairs and repeats from the
+ * references' metadata, histogram bounds and calibration per pair (and per
+ * type), then TMD of each target per pair, EPD as their geometric mean,
+ * Correlation Error.
  * Choices the papers leave open are documented in docs/evaluation.md.
  */
 #include <math.h>
@@ -1007,7 +1008,7 @@ static int tmd_to_repeats(ompf_emd_ws_t *ws, const ompf_hist2d_t *ht,
     }
     /* The same floor as the calibration's: a distance below one XU's weight
      * is not measurable, and an exact 0 would collapse the geometric mean
-     * (EPD) to 0 whatever the other pairs say.  Not in SPEC §7: reported
+     * (EPD) to 0 whatever the other pairs say.  Not in the papers: reported
      * (tmd_floor) and documented in docs/evaluation.md. */
     int64_t maxn = ht->total;
     for (size_t r = 0; r < nrep; r++)

@@ -1,5 +1,6 @@
 /* TMD histograms: (n+2)^2 bins, reduced to the non-empty ones with the
- * centroid of their XUs in interval units (SPEC §7). */
+ * centroid of their XUs in interval units (docs/semantics.md,
+ * Evaluation). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* Behaviour Clustering (TACO 2017 §3.2, Alg. 3-4; SPEC §6), labelled and
- * unlabelled.
+/* Behaviour Clustering (TACO 2017 §3.2, Alg. 3-4; docs/semantics.md,
+ * Fusion), labelled and unlabelled.
  *
  * Runs are combined in a valid order (fuse.c).  Per type and step, the XUs
  * of the combined profile so far (prev) and of the next run (cur) are put

@@ -1,6 +1,6 @@
 /*
- * HEM estimators (SPEC section 5).  hem: cumulative scaling as perf stat
- * and PAPI apply it to running totals, differenced at XU boundaries.
+ * HEM estimators (docs/semantics.md, Counters).  hem: cumulative scaling as
+ * perf stat and PAPI apply it to running totals, differenced at XU boundaries.
  * hem-delta: scaling of the interval itself.
  */
 #include "ompfuse/hem.h"

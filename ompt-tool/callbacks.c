@@ -1,4 +1,5 @@
-/* OMPT callbacks: XU boundaries, labels (SPEC §3-§4), counter charging.
+/* OMPT callbacks: XU boundaries, labels, counter charging
+ * (docs/semantics.md: OpenMP runtime, Labels, Counters).
  *
  * Hot path rules: state lives in the thread (ft_self) and in pooled task
  * records hung off ompt_data_t; no locks, no global atomics, no malloc per
@@ -136,8 +137,8 @@ static inline ft_ctx_t *top_ctx(ft_task_t *x)
 }
 
 /* Label of a construct instance created in ctx by a thread of task enc
- * (SPEC §4): sequential contexts give rank.addr; implicit tasks, where
- * threads race, give 0.(TID + prev*W).addr. */
+ * (docs/semantics.md, Labels): sequential contexts give rank.addr; implicit
+ * tasks, where threads race, give 0.(TID + prev*W).addr. */
 static uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc, ft_ctx_t *c,
                              uint64_t addr)
 {

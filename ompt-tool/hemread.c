@@ -1,4 +1,5 @@
-/* The HEM modes (OMPFUSE_MODE=hem / hem-delta; SPEC §5, docs/hem.md).
+/* The HEM modes (OMPFUSE_MODE=hem / hem-delta; docs/semantics.md,
+ * Counters; docs/hem.md).
  *
  * Every requested event is monitored in the one execution, more events
  * than counters.  Two engines give, per event, the cumulative value,

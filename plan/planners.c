@@ -1,5 +1,6 @@
-/* The planners of SPEC §8: disjoint first-fit sets (LGL/CTC), an
- * overlapping chain (BC), a greedy pair-covering design (references). */
+/* The planners (docs/semantics.md, Planning): disjoint first-fit sets
+ * (LGL/CTC), an overlapping chain (BC), a greedy pair-covering design
+ * (references). */
 #include "ompfuse/plan.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
-/* The label trie (SPEC §4): node 0 is the root "0"; every other node adds
- * one integer component to its parent's label.  Depth-first order and
- * common prefixes, which fusion needs, follow from the trie directly. */
+/* The label trie (docs/semantics.md, Labels): node 0 is the root "0"; every
+ * other node adds one integer component to its parent's label.  Depth-first
+ * order and common prefixes, which fusion needs, follow from the trie
+ * directly. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

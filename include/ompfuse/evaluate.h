@@ -1,6 +1,7 @@
 /*
  * ompfuse evaluation: Execution Profile Dissimilarity (EPD) and Correlation
- * Error of a target profile against reference runs (SPEC §7, TACO paper §4).
+ * Error of a target profile against reference runs (docs/semantics.md,
+ * Evaluation; TACO paper §4).
  * Definitions and every choice the papers leave open: docs/evaluation.md.
  *
  *   ompf_eval_create()  reads the references once: event pairs, their
@@ -172,7 +173,7 @@ typedef struct ompf_eval_pair_result {
     int calibration_floor;
     double tmd;             /* calibrated TMD used for EPD */
     int tmd_floor;          /* 1 when the median uncalibrated TMD was
-                               raised to 1/|XUs| (not in SPEC §7; see
+                               raised to 1/|XUs| (not in the papers; see
                                docs/evaluation.md) */
     uint64_t left_out;      /* target XUs missing a value of the pair */
     uint64_t binned;        /* target XUs in the histogram */

@@ -1,7 +1,7 @@
 /*
  * ompfuse fusion: merges N profiles of one program, each with its own event
  * set, into one fused profile in which every XU has a value for every event
- * (SPEC §6; TACO 2017 §3; IWOMP 2017 §3).
+ * (docs/semantics.md, Fusion; TACO 2017 §3; IWOMP 2017 §3).
  *
  * Strategies: CTC (chronological per type), LGL (label join), BC and
  * BC-unlabeled (behaviour clustering on overlapping events), and a seeded

@@ -1,9 +1,8 @@
 /*
- * ompfuse planning (SPEC §8): which runs to make so that every requested
- * event is counted for fusion (LGL/CTC: disjoint sets; BC: an overlapping
- * chain), every pair of events is covered by simultaneous reference runs
- * (EPD), and, if asked, multiplexed HEM runs for comparison.
- *
+ * ompfuse planning (docs/semantics.md, Planning): which runs to make so that
+ * every requested event is counted for fusion (LGL/CTC: disjoint sets; BC: an
+ * overlapping chain), every pair of events is covered by simultaneous
+ * reference runs (EPD), and, if asked, multiplexed HEM runs for comparison.
  * A plan is a small text file a person can read and edit:
  *
  *     # comment
@@ -17,8 +16,9 @@
  * counter limit the plan was made for; "# group: NAME" comments are kept.
  *
  * Compatibility of a set is decided by an oracle: on a real machine
- * ompf_plan_probe_compat() opens the set as one perf_event group (SPEC §8);
- * tests and what-if planning pass their own callback.
+ * ompf_plan_probe_compat() opens the set as one perf_event group
+ * (docs/semantics.md, Planning); tests and what-if planning pass their own
+ * callback.
  */
 #ifndef OMPFUSE_PLAN_H
 #define OMPFUSE_PLAN_H

@@ -2,7 +2,8 @@
 """TMD / EPD end to end on hand-built profiles: CSV files written here are
 imported with `ompfuse import --program prog` and evaluated with
 `ompfuse evaluate --csv`; every expected value is worked out by hand in the
-comment next to it (SPEC §7; the same fixtures as test_epd.c).
+comment next to it (docs/semantics.md, Evaluation; the same fixtures as
+test_epd.c).
 usage: eval_import_test.py OMPFUSE"""
 import csv
 import math
@@ -208,7 +209,7 @@ with tempfile.TemporaryDirectory() as d:
     # median 0, floored at 1/|XUs| = 1/2.  Width of A = 1 count, so a
     # target with A = 7 is 2 intervals away (outer bin): uncalibrated 2, TMD
     # 2/0.5 = 4.  A target equal to the repeats: uncalibrated (0, 0), median
-    # 0, raised to the target floor 1/2 (docs/evaluation.md; SPEC §7 alone
+    # 0, raised to the target floor 1/2 (docs/evaluation.md; the papers alone
     # would give 0 and an EPD of 0): TMD 1, tmd_floor 1.
     z1 = write_profile(d, "z1", ["A", "B"], [(5, 0), (5, 10)])
     z2 = write_profile(d, "z2", ["A", "B"], [(5, 0), (5, 10)])

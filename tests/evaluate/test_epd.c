@@ -1,5 +1,6 @@
 /* TMD / EPD / Correlation Error on hand-built profiles.  Every expected
- * value is worked out by hand in the comment next to it (SPEC §7). */
+ * value is worked out by hand in the comment next to it
+ * (docs/semantics.md, Evaluation). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -243,8 +244,8 @@ static void test_zero_width_and_floor(void **state)
     assert_double_equal(res->epd, 4.0, TOL);
     ompf_eval_result_free(res);
     /* A target identical to both repeats: uncalibrated (0, 0), median 0,
-     * raised to the target floor 1/|XUs| = 1/2 (not in SPEC §7, reported):
-     * TMD = 0.5 / 0.5 = 1, where SPEC §7 alone gives 0 (and EPD 0). */
+     * raised to the target floor 1/|XUs| = 1/2 (not in the papers, reported):
+     * TMD = 0.5 / 0.5 = 1, where the papers alone give 0 (and EPD 0). */
     ompf_profile_t *same = mk(2, ABC, NULL, 2, r, NULL, NULL);
     if (ompf_eval_target(ev, same, "same", &res, &err))
         fail_msg("%s", err.msg);

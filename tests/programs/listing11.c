@@ -9,10 +9,10 @@
  *         + 2 tasks created directly in the parallel region (one per TID).
  * The region's task construct sits in a small noinline helper called by
  * the implicit task (still "directly in the parallel region" for OpenMP
- * and for the labels): its task-creating call is the helper's last call,
- * so prog_listing11_sibcall (built with sibling-call optimisation) turns
- * it into a tail jump and codeptr_ra points into libomp (SPEC section 3);
- * prog_listing11 keeps a real call there. */
+ * and for the labels): its task-creating call is the helper's last call, so
+ * prog_listing11_sibcall (built with sibling-call optimisation) turns it into
+ * a tail jump and codeptr_ra points into libomp (docs/semantics.md, OpenMP
+ * runtime); prog_listing11 keeps a real call there. */
 #include <omp.h>
 
 #include "prog_util.h"

@@ -1,9 +1,9 @@
-/* The simulator's per-XU HEM values come from libompfhem's estimators on
- * the integer readings the kernel would report: sim_hem_estimate() (what
- * the engine calls per thread and event) is checked against an
- * independent re-derivation of SPEC §5's formulas written here, on random
- * readings and on reads of a simulated multiplexed timeline, and against
- * libompfhem called directly on the same readings. */
+/* The simulator's per-XU HEM values come from libompfhem's estimators on the
+ * integer readings the kernel would report: sim_hem_estimate() (what the
+ * engine calls per thread and event) is checked against an independent
+ * re-derivation of the HEM formulas (docs/semantics.md, Counters) written
+ * here, on random readings and on reads of a simulated multiplexed timeline,
+ * and against libompfhem called directly on the same readings. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +16,9 @@
 #include "ompfuse/hem.h"
 #include "sim_internal.h"
 
-/* SPEC §5, from scratch: scaled = value * enabled / running (0 while
- * nothing ran); hem = scaled(end) - scaled(start); hem-delta = dvalue *
- * denabled / drunning, missing when drunning = 0. */
+/* docs/semantics.md (Counters) from scratch: scaled = value * enabled /
+ * running (0 while nothing ran); hem = scaled(end) - scaled(start); hem-delta
+ * = dvalue * denabled / drunning, missing when drunning = 0. */
 static double oracle_scaled(double v, double e, double r)
 {
     if (r == 0)
