@@ -13,6 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: ompfuse events [--probe] [--pmu NAME] [--umasks] [--tracepoints] [--pmus]\n"
+        "       ompfuse events --papi [--probe]\n"
         "\n"
         "Lists the events libpfm4 knows for the PMUs detected on this machine,\n"
         "with each PMU's counters, whether the kernel really exposes the PMU,\n"
@@ -26,6 +27,8 @@ static void usage(FILE *f)
         "  --tracepoints  list the tracepoints (SUBSYS:NAME) instead of libpfm4's\n"
         "               events (with --probe: open each)\n"
         "  --pmus       list the sysfs PMUs' named events (PMU/EVENT/) instead\n"
+        "  --papi       the PAPI preset names event lists accept (PAPI_TOT_CYC, ...)\n"
+        "               and the perf event each stands for (with --probe: open each)\n"
         "  -h, --help   this text\n" OMPF_CLI_EXIT_HELP);
 }
 
@@ -58,6 +61,37 @@ static void paranoid_text(void)
                "  `sysctl kernel.perf_event_paranoid=1`.\n");
 }
 
+/* --papi: the preset table; with probe, whether each opens here. */
+static int papi_table(int probe)
+{
+    size_t n = ompf_papi_preset_count();
+    printf("%-13s %s\n", "PAPI preset", "counted as");
+    for (size_t i = 0; i < n; i++) {
+        const ompf_papi_preset_t *pp = ompf_papi_preset_at(i);
+        char here[300] = "";
+        if (probe) {
+            ompf_cnt_set_t *s = NULL;
+            const char *name = pp->papi;
+            ompf_error_t err;
+            if (ompf_cnt_set_create(&name, 1, &s, &err) == 0 && ompf_cnt_probe(s, &err) == 0)
+                snprintf(here, sizeof here, "OPENS");
+            else
+                snprintf(here, sizeof here, "fails: %.280s", err.msg);
+            ompf_cnt_set_destroy(s);
+        }
+        if (here[0] == 'O')
+            printf("%-13s %-30s OPENS\n", pp->papi, pp->perf);
+        else
+            printf("%-13s %s\n", pp->papi, pp->perf);
+        printf("              %s%s%s\n", pp->what, *pp->note ? "; " : "", pp->note);
+        if (here[0] == 'f')
+            printf("              %s\n", here);
+    }
+    printf("\n%zu presets.  Other PAPI presets have no generic perf event: PAPI builds them\n"
+           "from this CPU's native events, which `ompfuse events` lists.\n", n);
+    return 0;
+}
+
 int ompf_cmd_events(int argc, char **argv)
 {
     static const struct option lo[] = {
@@ -66,9 +100,10 @@ int ompf_cmd_events(int argc, char **argv)
         {"umasks", no_argument, 0, 'u'},
         {"tracepoints", no_argument, 0, 't'},
         {"pmus", no_argument, 0, 'S'},
+        {"papi", no_argument, 0, 'A'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int probe = 0, umasks = 0, tps = 0, pmus = 0;
+    int probe = 0, umasks = 0, tps = 0, pmus = 0, papi = 0;
     const char *only = NULL;
     optind = 1;
     opterr = 0;
@@ -80,6 +115,7 @@ int ompf_cmd_events(int argc, char **argv)
         case 'u': umasks = 1; break;
         case 't': tps = 1; break;
         case 'S': pmus = 1; break;
+        case 'A': papi = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "ompfuse events: unknown or incomplete option '%s'; see 'ompfuse events --help'\n",
@@ -91,6 +127,8 @@ int ompf_cmd_events(int argc, char **argv)
         fprintf(stderr, "ompfuse events: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (papi)
+        return papi_table(probe);
     ompf_catalog_t *c;
     ompf_error_t err;
     if (ompf_catalog_load(&c, &err) != 0) {

@@ -100,13 +100,28 @@ static void encode(struct cnt_event *e)
                  pfm_strerror(pfm_status));
         return;
     }
+    /* a PAPI preset is encoded as the generic perf event it stands for */
+    const char *pfm_name = e->name;
+    if (!strncmp(e->name, "PAPI_", 5)) {
+        const ompf_papi_preset_t *pp = ompf_papi_preset_find(e->name);
+        if (!pp) {
+            e->fail = OMPF_CNT_UNKNOWN;
+            snprintf(e->reason, sizeof e->reason,
+                     "event %s: a PAPI preset without a generic perf event (PAPI builds "
+                     "it from this CPU's native events); `ompfuse events --papi` lists "
+                     "the presets ompfuse maps, `ompfuse events` the native names",
+                     e->name);
+            return;
+        }
+        pfm_name = pp->perf;
+    }
     pfm_perf_encode_arg_t arg;
     memset(&arg, 0, sizeof arg);
     arg.attr = &e->attr;
     arg.size = sizeof arg;
     /* user+kernel by default: software events such as context switches
      * happen in the kernel and read 0 when counted in user mode only. */
-    int rc = pfm_get_os_event_encoding(e->name, PFM_PLM0 | PFM_PLM3,
+    int rc = pfm_get_os_event_encoding(pfm_name, PFM_PLM0 | PFM_PLM3,
                                        PFM_OS_PERF_EVENT_EXT, &arg);
     if (rc == PFM_ERR_NOTFOUND && ompf_cnt_src_tp_why(e->name, &src)) {
         e->fail = src.fail;

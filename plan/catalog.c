@@ -330,7 +330,9 @@ int ompf_plan_check_names(const char *const *events, size_t n,
             ompf_catalog_suggest(c, events[i], 3, sug, sizeof sug);
             ompf_catalog_destroy(c);
         }
-        if (f == OMPF_CNT_UNKNOWN)
+        if (f == OMPF_CNT_UNKNOWN && !strncmp(events[i], "PAPI_", 5))
+            rc = ompf_error_set(err, OMPF_ENOTFOUND, "%s", why ? why : events[i]);
+        else if (f == OMPF_CNT_UNKNOWN)
             rc = ompf_error_set(err, OMPF_ENOTFOUND,
                                 "unknown event \"%s\"%s%s%s (`ompfuse events` "
                                 "lists the valid names)",

@@ -136,6 +136,21 @@ const char *ompf_cnt_tracefs(void);
 /* perf_event_paranoid level, or -100 when unreadable. */
 int ompf_cnt_paranoid(void);
 
+/* ---- PAPI preset names -------------------------------------------------
+ * Event lists accept PAPI's preset names: each stands for the generic perf
+ * event below (the profile records the PAPI name and that encoding).  A
+ * PAPI_ name not in the table is refused with a pointer to the native
+ * names.  `ompfuse events --papi` prints the table. */
+typedef struct ompf_papi_preset {
+    const char *papi;  /* PAPI_TOT_CYC */
+    const char *perf;  /* perf::CYCLES */
+    const char *what;  /* PAPI's description */
+    const char *note;  /* how the perf event differs; "" when it does not */
+} ompf_papi_preset_t;
+size_t ompf_papi_preset_count(void);
+const ompf_papi_preset_t *ompf_papi_preset_at(size_t i);
+const ompf_papi_preset_t *ompf_papi_preset_find(const char *name); /* NULL */
+
 #ifdef __cplusplus
 }
 #endif
