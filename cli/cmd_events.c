@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "ompfuse/counters.h"
+#include "ompfuse/export.h"
 #include "ompfuse/plan.h"
 
 static void usage(FILE *f)
@@ -14,6 +15,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: ompfuse events [--probe] [--pmu NAME] [--umasks] [--tracepoints] [--pmus]\n"
         "       ompfuse events --papi [--probe]\n"
+        "       ompfuse events --json [--probe] [--pmu NAME]\n"
         "\n"
         "Lists the events libpfm4 knows for the PMUs detected on this machine,\n"
         "with each PMU's counters, whether the kernel really exposes the PMU,\n"
@@ -27,6 +29,9 @@ static void usage(FILE *f)
         "  --tracepoints  list the tracepoints (SUBSYS:NAME) instead of libpfm4's\n"
         "               events (with --probe: open each)\n"
         "  --pmus       list the sysfs PMUs' named events (PMU/EVENT/) instead\n"
+        "  --json       the PMUs and events as one JSON document on stdout (like\n"
+        "               perf list -j): pmus[] and events[] with name, pmu, kind,\n"
+        "               aliases, umasks, description and, with --probe, status\n"
         "  --papi       the PAPI preset names event lists accept (PAPI_TOT_CYC, ...)\n"
         "               and the perf event each stands for (with --probe: open each)\n"
         "  -h, --help   this text\n" OMPF_CLI_EXIT_HELP);
@@ -59,6 +64,38 @@ static void paranoid_text(void)
     else if (lvl >= 2)
         printf("  You are not root: run as root, grant CAP_PERFMON, or\n"
                "  `sysctl kernel.perf_event_paranoid=1`.\n");
+}
+
+/* One event of --json; status NULL without --probe. */
+static void json_event(const char *name, const char *pmu, const ompf_event_desc_t *e,
+                       const char *also, const char *status, size_t k)
+{
+    printf("%s\n {\"name\":", k ? "," : "");
+    ompf_json_string(stdout, name);
+    fputs(",\"pmu\":", stdout);
+    ompf_json_string(stdout, pmu);
+    printf(",\"kind\":\"%s\",\"description\":", e->software ? "software" : "hardware");
+    ompf_json_string(stdout, e->desc);
+    fputs(",\"aliases\":[", stdout);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", also);
+    int first = 1;
+    for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
+        fputs(first ? "" : ",", stdout);
+        ompf_json_string(stdout, tok);
+        first = 0;
+    }
+    fputs("],\"umasks\":[", stdout);
+    for (size_t i = 0; i < e->n_umasks; i++) {
+        fputs(i ? "," : "", stdout);
+        ompf_json_string(stdout, e->umasks[i]);
+    }
+    fputs("]", stdout);
+    if (status) {
+        fputs(",\"status\":", stdout);
+        ompf_json_string(stdout, status);
+    }
+    fputs("}", stdout);
 }
 
 /* --papi: the preset table; with probe, whether each opens here. */
@@ -101,9 +138,10 @@ int ompf_cmd_events(int argc, char **argv)
         {"tracepoints", no_argument, 0, 't'},
         {"pmus", no_argument, 0, 'S'},
         {"papi", no_argument, 0, 'A'},
+        {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int probe = 0, umasks = 0, tps = 0, pmus = 0, papi = 0;
+    int probe = 0, umasks = 0, tps = 0, pmus = 0, papi = 0, json = 0;
     const char *only = NULL;
     optind = 1;
     opterr = 0;
@@ -116,6 +154,7 @@ int ompf_cmd_events(int argc, char **argv)
         case 't': tps = 1; break;
         case 'S': pmus = 1; break;
         case 'A': papi = 1; break;
+        case 'J': json = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "ompfuse events: unknown or incomplete option '%s'; see 'ompfuse events --help'\n",
@@ -150,6 +189,24 @@ int ompf_cmd_events(int argc, char **argv)
         }
     }
 
+    if (json) {
+        fputs("{\"perf_event_paranoid\":", stdout);
+        printf("%d,\"hardware_pmu\":%s,\"pmus\":[", ompf_cnt_paranoid(), hw ? "true" : "false");
+        for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++) {
+            const ompf_pmu_desc_t *p = ompf_catalog_pmu(c, i);
+            printf("%s\n {\"name\":", i ? "," : "");
+            ompf_json_string(stdout, p->name);
+            fputs(",\"description\":", stdout);
+            ompf_json_string(stdout, p->desc);
+            printf(",\"counters\":%d,\"fixed_counters\":%d,\"events\":%d,\"kernel\":%s}",
+                   p->num_cntrs, p->num_fixed_cntrs, p->nevents,
+                   p->kernel_present == 1   ? "\"present\""
+                   : p->kernel_present == 0 ? "\"absent\""
+                                            : "\"unknown\"");
+        }
+        fputs("],\"events\":[", stdout);
+    }
+    if (!json) {
     printf("PMUs detected by libpfm4:\n");
     for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++) {
         const ompf_pmu_desc_t *p = ompf_catalog_pmu(c, i);
@@ -184,6 +241,7 @@ int ompf_cmd_events(int argc, char **argv)
         ompf_catalog_destroy(c);
         return 0;
     }
+    } /* !json */
 
     size_t shown = 0, opened = 0, failed = 0;
     const char *cur_pmu = NULL;
@@ -215,7 +273,7 @@ int ompf_cmd_events(int argc, char **argv)
             size_t l = strlen(also);
             snprintf(also + l, sizeof also - l, "%s%s", l ? ", " : "", e->name);
         }
-        if (cur_pmu != p->name) {
+        if (!json && cur_pmu != p->name) {
             cur_pmu = p->name;
             printf("%s events%s:\n", p->name,
                    probe ? "  (status: what happened when opened alone)" : "");
@@ -246,6 +304,11 @@ int ompf_cmd_events(int argc, char **argv)
         } else {
             snprintf(status, sizeof status, "hardware");
         }
+        if (json) {
+            json_event(shown_name, p->name, e, also, probe ? status : NULL, shown);
+            shown++;
+            continue;
+        }
         if (also[0])
             printf("  %-36s %s  (also %s)\n", shown_name, status, also);
         else
@@ -257,6 +320,11 @@ int ompf_cmd_events(int argc, char **argv)
             printf("\n");
         }
         shown++;
+    }
+    if (json) {
+        fputs("]}\n", stdout);
+        ompf_catalog_destroy(c);
+        return 0;
     }
     printf("\n%zu events listed", shown);
     if (probe)

@@ -77,3 +77,5 @@ void ompf_jw_label_free(ompf_jw_label_t *l)
     l->buf = NULL;
     l->cap = 0;
 }
+
+void ompf_json_string(FILE *f, const char *s) { ompf_jw_str(f, s); }
