@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "ompfuse/text.h"
 
 /* viridis, 8 stops */
 static const int palette[8][3] = {{68, 1, 84},    {70, 50, 126},  {54, 92, 141},
@@ -34,23 +35,10 @@ static void colour(double t, char *buf, size_t len)
     snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-static void esc(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 /* A column's name, with "*" when its values are HEM estimates. */
 static void col_name(FILE *f, const ompf_aresult_t *r, size_t c)
 {
-    esc(f, r->cols[c].name);
+    ompf_html_text(f, r->cols[c].name);
     if (r->cols[c].estimate)
         fputs("* (HEM estimate)", f);
 }
@@ -121,7 +109,7 @@ static void page_table(const ompf_aresult_t *r, FILE *f)
     fputs("<table class=\"groups\"><thead><tr><th>group</th><th>XUs</th><th>time %</th>", f);
     for (size_t c = 1; c < r->ncols; c++) {
         fputs("<th>", f);
-        esc(f, r->cols[c].name);
+        ompf_html_text(f, r->cols[c].name);
         fputs(r->cols[c].estimate ? "*" : "", f);  /* the legend below says what * is */
         fputs(c <= nev ? " (sum, share)" : " (ratio; median, n, missing, zero-den)", f);
         fputs("</th>", f);
@@ -130,7 +118,7 @@ static void page_table(const ompf_aresult_t *r, FILE *f)
     for (size_t g = 0; g < r->ngroups; g++) {
         const agroup_t *gr = &r->groups[g];
         fprintf(f, "<tr%s><td>", gr->gap ? " class=\"gap\"" : "");
-        esc(f, gr->name);
+        ompf_html_text(f, gr->name);
         fputs("</td><td class=\"num\">", f);
         if (!gr->gap)
             fprintf(f, "%zu", gr->xus);
@@ -370,7 +358,7 @@ static void page_distributions(const ompf_aresult_t *r, size_t cc, const cgroup_
         }
         unsigned y = (unsigned)k * ROW + 2;
         fprintf(f, "<g class=\"drow\"><text x=\"0\" y=\"%u\">", y + 11);
-        esc(f, ares_construct_name(r->p, g[k].type));
+        ompf_html_text(f, ares_construct_name(r->p, g[k].type));
         fprintf(f, " (%zu%s)</text>", g[k].n, off ? ", some <= 0 not shown" : "");
         for (int b = 0; b < BINS; b++)
             if (hist[b])
@@ -453,7 +441,7 @@ static void page_scatter(const ompf_aresult_t *r, size_t sx, size_t sy, const cg
                    "text-anchor=\"middle\">", ax.log ? " (log)" : "", 4 + N * CELL / 2);
         col_name(f, r, sy);
         fprintf(f, "%s</text></svg><figcaption>", ay.log ? " (log)" : "");
-        esc(f, ares_construct_name(r->p, g[k].type));
+        ompf_html_text(f, ares_construct_name(r->p, g[k].type));
         fprintf(f, ": %zu XUs (%zu without both values); x %s, y %s</figcaption></figure>\n",
                 used, skipped, ax.log ? "log" : "clipped 1-99 %", ay.log ? "log" : "clipped 1-99 %");
     }
@@ -496,7 +484,7 @@ int ompf_aresult_write_html(const ompf_aresult_t *r, const ompf_page_opts_t *o, 
     unsigned W = o->width ? o->width : 1200;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ompfuse "
           "analyze: ", f);
-    esc(f, r->name);
+    ompf_html_text(f, r->name);
     fputs("</title>\n<style>\n"
           "body{font-family:sans-serif;margin:20px;color:#222}\n"
           "h1{font-size:22px} h2{font-size:19px;border-bottom:1px solid #ccc;"
@@ -508,23 +496,23 @@ int ompf_aresult_write_html(const ompf_aresult_t *r, const ompf_page_opts_t *o, 
           ".multi{display:flex;flex-wrap:wrap;gap:10px}\n"
           "figure{margin:8px 0} figcaption{font-size:12px;color:#555;max-width:1100px}\n"
           "p.note{font-size:13px;color:#444}\n</style></head><body>\n<h1>ompfuse analyze: ", f);
-    esc(f, r->name);
+    ompf_html_text(f, r->name);
     fprintf(f, "</h1>\n<p class=\"note\">mode %s, %zu XUs (%zu selected), %zu threads, wall "
                "%.6f s.  Shares are of the run's total including the threads' gap buckets.%s</p>\n",
             r->mode, ompf_xu_count(r->p), r->nsel, r->nthreads, (double)(r->t1 - r->t0) * 1e-9,
             r->estimates ? "  * marks HEM estimates." : "");
     for (size_t i = 0; i < r->n_notes; i++) {
         fputs("<p class=\"note\">", f);
-        esc(f, r->metric_notes[i]);
+        ompf_html_text(f, r->metric_notes[i]);
         fputs("</p>\n", f);
     }
     fputs("<h2>Groups</h2>\n", f);
     page_table(r, f);
     for (size_t c = 1 + nev; c < r->ncols; c++) {
         fputs("<p class=\"note\">", f);
-        esc(f, r->cols[c].defn);
+        ompf_html_text(f, r->cols[c].defn);
         fputs(" (", f);
-        esc(f, r->cols[c].origin);
+        ompf_html_text(f, r->cols[c].origin);
         fputs(")</p>\n", f);
     }
     fputs("<h2>Timeline</h2>\n", f);

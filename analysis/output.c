@@ -10,6 +10,7 @@
 
 #include "analysis_internal.h"
 #include "ompfuse/csv.h"
+#include "ompfuse/text.h"
 
 void afmt(char *buf, size_t len, double v)
 {
@@ -386,21 +387,6 @@ int ompf_aresult_write_top_csv(const ompf_aresult_t *r, FILE *f, int first)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void json_num(FILE *f, const char *key, double v)
 {
     char buf[64];
@@ -433,9 +419,9 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
     char buf[4096];
     fputs(first ? "{\"schema\":\"ompfuse-analysis-1\",\"profiles\":[\n" : ",\n", f);
     fputs("{\"profile\":", f);
-    json_str(f, r->name);
+    ompf_json_string(f, r->name);
     fputs(",\"mode\":", f);
-    json_str(f, r->mode);
+    ompf_json_string(f, r->mode);
     fprintf(f, ",\"xus\":%zu,\"selected\":%zu,\"threads\":%zu,\"wall_ns\":%llu,\"group_by\":[",
             ompf_xu_count(r->p), r->nsel, r->nthreads, (unsigned long long)(r->t1 - r->t0));
     for (int d = 0; d < r->ndims; d++)
@@ -443,14 +429,14 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
     fprintf(f, "],\"depth\":%u,\"columns\":[", r->depth);
     for (size_t c = 0; c < r->ncols; c++) {
         fputs(c ? ",{\"name\":" : "{\"name\":", f);
-        json_str(f, r->cols[c].name);
+        ompf_json_string(f, r->cols[c].name);
         fprintf(f, ",\"kind\":\"%s\",\"estimate\":%s", kind_name(r->cols[c].kind),
                 r->cols[c].estimate ? "true" : "false");
         if (r->cols[c].kind == ACOL_METRIC) {
             fputs(",\"definition\":", f);
-            json_str(f, r->cols[c].defn);
+            ompf_json_string(f, r->cols[c].defn);
             fputs(",\"origin\":", f);
-            json_str(f, r->cols[c].origin);
+            ompf_json_string(f, r->cols[c].origin);
         }
         fputc('}', f);
     }
@@ -458,13 +444,13 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
     for (size_t i = 0; i < r->n_notes; i++) {
         if (i)
             fputc(',', f);
-        json_str(f, r->metric_notes[i]);
+        ompf_json_string(f, r->metric_notes[i]);
     }
     fputs("],\"groups\":[", f);
     for (size_t g = 0; g < r->ngroups; g++) {
         const agroup_t *gr = &r->groups[g];
         fputs(g ? ",\n{\"name\":" : "\n{\"name\":", f);
-        json_str(f, gr->name);
+        ompf_json_string(f, gr->name);
         fprintf(f, ",\"gap\":%s,\"key\":{", gr->gap ? "true" : "false");
         int any = 0;
         for (int d = 0; d < ADIM_COUNT; d++) {
@@ -472,7 +458,7 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
             if (!buf[0])
                 continue;
             fprintf(f, "%s\"%s\":", any++ ? "," : "", adim_names[d]);
-            json_str(f, buf);
+            ompf_json_string(f, buf);
         }
         fprintf(f, "},\"xus\":%zu", gr->xus);
         if (has_subtree(r))
@@ -483,7 +469,7 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
             if (gr->gap && r->cols[c].kind == ACOL_METRIC)
                 continue;
             fputs(nc++ ? "," : "", f);
-            json_str(f, r->cols[c].name);
+            ompf_json_string(f, r->cols[c].name);
             fputc(':', f);
             json_stats(f, r, gr, c);
         }
@@ -495,7 +481,7 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
         ompf_label_format(r->p, x->label, buf, sizeof buf);
         fprintf(f, "%s\n{\"rank\":%zu,\"xu\":%llu,\"label\":\"%s\",\"construct\":", i ? "," : "",
                 i + 1, (unsigned long long)x->id, buf);
-        json_str(f, ares_construct_name(r->p, x->type));
+        ompf_json_string(f, ares_construct_name(r->p, x->type));
         fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"cpu\":%d,\"start_ns\":%llu,\"values\":{",
                 ompf_xu_kind_name((ompf_xu_kind_t)x->kind), x->thread, x->cpu,
                 (unsigned long long)x->start_ns);
@@ -503,7 +489,7 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
             double v;
             int s = ares_value(r, c, r->top[i], &v);
             fputs(c ? "," : "", f);
-            json_str(f, r->cols[c].name);
+            ompf_json_string(f, r->cols[c].name);
             fputc(':', f);
             xfmt(buf, sizeof buf, s == AEV_OK ? v : NAN, "null");
             fputs(buf, f);
@@ -513,7 +499,7 @@ int ompf_aresult_write_json(const ompf_aresult_t *r, FILE *f, int first)
     fprintf(f, "]");
     if (r->ntop) {
         fputs(",\"top_by\":", f);
-        json_str(f, r->cols[r->top_col].name);
+        ompf_json_string(f, r->cols[r->top_col].name);
     }
     fputs("}", f);
     return ferror(f) ? OMPF_EIO : 0;

@@ -9,6 +9,7 @@
 #include "cmd_campaign.h"
 #include "ompfuse/analysis.h"
 #include "ompfuse/file.h"
+#include "ompfuse/text.h"
 
 /* ---- verdicts ---------------------------------------------------------
  * The headline of the experiment: on every benchmark the EPD of LGL and of
@@ -192,7 +193,6 @@ void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n)
 }
 
 /* The verdicts as an HTML section (the report shows what stdout says). */
-static void html_escape(FILE *f, const char *s);
 static void html_verdicts(FILE *f, const result_t *res, size_t n)
 {
     fprintf(f, "<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">EPD of every "
@@ -205,9 +205,9 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
     fprintf(f, "</tr>\n");
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "<tr data-benchmark=\"");
-        html_escape(f, res[i].name);
+        ompf_html_text(f, res[i].name);
         fprintf(f, "\"><td>");
-        html_escape(f, res[i].name);
+        ompf_html_text(f, res[i].name);
         fprintf(f, "</td>");
         for (int t = 0; t < N_T; t++) {
             if (isnan(res[i].epd[t]))
@@ -227,7 +227,7 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
         fprintf(f, "<li class=\"verdict\" data-verdict=\"%s\"%s>",
                 v == V_WIN ? "win" : v == V_LOSS ? "loss" : "none",
                 v == V_WIN ? "" : " style=\"color:#a00\"");
-        html_escape(f, line);
+        ompf_html_text(f, line);
         fprintf(f, "</li>\n");
     }
     fprintf(f, "</ul>\n<p class=\"headline\">headline: fusion wins on %zu of %zu benchmarks</p>\n",
@@ -236,7 +236,7 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
         for (int t = 0; t < N_T; t++)
             if (!isnan(res[i].epd[t]) && res[i].left_out[t]) {
                 fprintf(f, "<p class=\"note\">");
-                html_escape(f, res[i].name);
+                ompf_html_text(f, res[i].name);
                 fprintf(f, " %s: up to %llu XU%s of a pair left out (missing values); its EPD "
                            "describes only the XUs that have both values.</p>\n",
                         tname[t], res[i].left_out[t], res[i].left_out[t] == 1 ? "" : "s");
@@ -244,12 +244,12 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
         char pn[512];
         if (power_note(&res[i], pn, sizeof pn)) {
             fprintf(f, "<p class=\"note\">");
-            html_escape(f, pn);
+            ompf_html_text(f, pn);
             fprintf(f, ".</p>\n");
         }
         if (res[i].floor_pairs) {
             fprintf(f, "<p class=\"note\">");
-            html_escape(f, res[i].name);
+            ompf_html_text(f, res[i].name);
             fprintf(f, ": calibration floor (1/|XUs|) used on %u pair%s: the references agree "
                        "exactly there, so any difference scores above 1.</p>\n",
                     res[i].floor_pairs, res[i].floor_pairs == 1 ? "" : "s");
@@ -305,9 +305,9 @@ static void html_analyses(FILE *f, const result_t *res, size_t n)
         if (!res[i].analysis[0])
             continue;
         fprintf(f, "<li class=\"analysis\"><a href=\"");
-        html_escape(f, res[i].analysis);
+        ompf_html_text(f, res[i].analysis);
         fprintf(f, "\">");
-        html_escape(f, res[i].name);
+        ompf_html_text(f, res[i].name);
         fprintf(f, "</a>: fused-%s.ompf", tname[res[i].analysis_of]);
         if (!isnan(res[i].epd[res[i].analysis_of]))
             fprintf(f, " (EPD %.3f)", res[i].epd[res[i].analysis_of]);
@@ -368,20 +368,6 @@ int ompf_cmpc_write_tsv(const char *path, const result_t *res, size_t n, ompf_er
     return ompf_outfile_commit(o, err);
 }
 
-static void html_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else
-            fputc(*s, f);
-    }
-}
-
 /* When `ompfuse report` cannot write the report: the numbers, honestly. */
 static int write_fallback_html(const char *path, const result_t *res, size_t n,
                                const char *why, ompf_error_t *err)
@@ -396,7 +382,7 @@ static int write_fallback_html(const char *path, const result_t *res, size_t n,
                "text-align:right}td:first-child{text-align:left}.bad{color:#a00}</style>"
                "</head><body><h1>ompfuse campaign</h1>\n<p class=\"bad\">The detailed report "
                "(<code>ompfuse report</code>) could not be written: ");
-    html_escape(f, why);
+    ompf_html_text(f, why);
     fprintf(f, ". This page has the EPD table and the verdicts only.</p>\n");
     html_verdicts(f, res, n);
     html_analyses(f, res, n);

@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "ompfuse/counters.h"
-#include "ompfuse/export.h"
+#include "ompfuse/text.h"
 #include "ompfuse/plan.h"
 
 static void usage(FILE *f)

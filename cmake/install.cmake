@@ -28,7 +28,7 @@ endif()
 install(TARGETS ompfuse RUNTIME DESTINATION bin)
 install(TARGETS ompfuse_tool ompfprofile_shared LIBRARY DESTINATION ${OMPF_INSTALL_LIBDIR})
 install(FILES include/ompfuse/profile.h include/ompfuse/file.h include/ompfuse/csv.h
-              include/ompfuse/export.h
+              include/ompfuse/export.h include/ompfuse/text.h
         DESTINATION include/ompfuse)
 
 # The Python package where Debian's /usr/bin/python3 looks below the prefix

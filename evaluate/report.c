@@ -16,25 +16,12 @@
 #include <string.h>
 
 #include "ompfuse/evaluate.h"
+#include "ompfuse/text.h"
 
 static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
                                 "#bcbd22", "#17becf"};
 #define NPAL (sizeof palette / sizeof palette[0])
-
-static void esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\x1f': fputc(' ', f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 /* Short event name for axes: drop a "pmu::" prefix. */
 static const char *short_ev(const char *s)
@@ -199,13 +186,13 @@ static void epd_bars(FILE *f, const ompf_report_group_t *g, int gi)
                 v = y0;
             double y = YPOS(v), ybase = mt + ph;
             fprintf(f, "<rect class=\"bar\" data-target=\"");
-            esc(f, tg->name);
+            ompf_html_text(f, tg->name);
             fprintf(f, "\" data-value=\"%.17g\" x=\"%.1f\" y=\"%.1f\" "
                        "width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                        "<title>",
                     e, x - bw / 2, y, bw, ybase - y > 0 ? ybase - y : 0,
                     palette[t % NPAL]);
-            esc(f, tg->name);
+            ompf_html_text(f, tg->name);
             fprintf(f, ": EPD %s</title></rect>\n", b);
             double wl, wh;
             epd_spread(g, tg->result, &wl, &wh);
@@ -232,7 +219,7 @@ static void epd_bars(FILE *f, const ompf_report_group_t *g, int gi)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
                    "text-anchor=\"end\" transform=\"rotate(-35 %.1f %.1f)\">",
                 x + 4, mt + ph + 16, x + 4, mt + ph + 16);
-        esc(f, tg->name);
+        ompf_html_text(f, tg->name);
         fputs("</text>\n", f);
     }
     /* calibration line at 1.0 */
@@ -349,7 +336,7 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
     if (tx - tw / 2 < 8)
         tx = 8 + tw / 2;
     fprintf(f, "<svg class=\"heatmap\" data-group=\"%d\" data-target=\"", gi);
-    esc(f, g->targets[t].name);
+    ompf_html_text(f, g->targets[t].name);
     fprintf(f, "\" data-series=\"tmd\" width=\"%.0f\" height=\"%.0f\" "
                "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
                "\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
@@ -358,7 +345,7 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
     fprintf(f, "<text x=\"%.1f\" y=\"16\" font-size=\"13\" "
                "font-weight=\"bold\" text-anchor=\"middle\">",
             tx);
-    esc(f, g->targets[t].name);
+    ompf_html_text(f, g->targets[t].name);
     fprintf(f, "%s</text>\n", epd);
     for (size_t i = 0; i < np; i++) {
         ompf_eval_pair_info_t in;
@@ -373,9 +360,9 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
                    "data-value=\"%.17g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\" fill=\"%s\"><title>",
                 in.ev[0], in.ev[1], v, x, y, cell, cell, c);
-        esc(f, ompf_eval_event_name(ev, in.ev[0]));
+        ompf_html_text(f, ompf_eval_event_name(ev, in.ev[0]));
         fputs(" / ", f);
-        esc(f, ompf_eval_event_name(ev, in.ev[1]));
+        ompf_html_text(f, ompf_eval_event_name(ev, in.ev[1]));
         fprintf(f, ": TMD %s</title></rect>\n", b);
     }
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -387,13 +374,13 @@ static void heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
                        "text-anchor=\"end\">",
                     ml - 4, mt + cell * c + 4);
-            esc(f, short_ev(ompf_eval_event_name(ev, e)));
+            ompf_html_text(f, short_ev(ompf_eval_event_name(ev, e)));
             fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
                        "text-anchor=\"end\" transform=\"rotate(-60 %.1f "
                        "%.1f)\">",
                     ml + cell * c + 3, mt + cell * (double)ne + 10,
                     ml + cell * c + 3, mt + cell * (double)ne + 10);
-            esc(f, short_ev(ompf_eval_event_name(ev, e)));
+            ompf_html_text(f, short_ev(ompf_eval_event_name(ev, e)));
             fputs("</text>\n", f);
         } else if (e % 5 == 0) {
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" "
@@ -477,11 +464,11 @@ static void scatter(FILE *f, const ompf_report_group_t *g, size_t t,
 #define SX(v) (ml + pw * ((v) - lo[0]) / (hi[0] - lo[0]))
 #define SY(v) (mt + ph * (1 - ((v) - lo[1]) / (hi[1] - lo[1])))
     fprintf(f, "<svg class=\"scatter\" data-group=\"%d\" data-target=\"", gi);
-    esc(f, g->targets[t].name);
+    ompf_html_text(f, g->targets[t].name);
     fprintf(f, "\" data-pair=\"");
-    esc(f, na);
+    ompf_html_text(f, na);
     fputc(',', f);
-    esc(f, nb);
+    ompf_html_text(f, nb);
     fprintf(f, "\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "xmlns=\"http://www.w3.org/2000/svg\">\n<rect x=\"0\" y=\"0\" "
                "width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
@@ -489,7 +476,7 @@ static void scatter(FILE *f, const ompf_report_group_t *g, size_t t,
     fprintf(f, "<text x=\"%.1f\" y=\"18\" font-size=\"13\" font-weight=\"bold\" "
                "text-anchor=\"middle\">",
             ml + pw / 2);
-    esc(f, g->targets[t].name);
+    ompf_html_text(f, g->targets[t].name);
     const ompf_eval_result_t *r = g->targets[t].result;
     if (r && r->pairs[pair].evaluated)
         fprintf(f, ": TMD %.3g", r->pairs[pair].tmd);
@@ -562,12 +549,12 @@ static void scatter(FILE *f, const ompf_report_group_t *g, size_t t,
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
                "text-anchor=\"middle\">",
             ml + pw / 2, mt + ph + 32);
-    esc(f, na);
+    ompf_html_text(f, na);
     fprintf(f, " (count per XU)</text>\n<text x=\"16\" y=\"%.1f\" "
                "font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 "
                "16 %.1f)\">",
             mt + ph / 2, mt + ph / 2);
-    esc(f, nb);
+    ompf_html_text(f, nb);
     fputs(" (count per XU)</text>\n", f);
     /* legend */
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#555\" "
@@ -642,13 +629,13 @@ static void summary_table(FILE *f, const ompf_report_group_t *g)
         fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\">"
                    "</span>",
                 palette[t % NPAL]);
-        esc(f, tg->name);
+        ompf_html_text(f, tg->name);
         fputs("</td><td>", f);
-        esc(f, tg->path ? tg->path : "");
+        ompf_html_text(f, tg->path ? tg->path : "");
         fputs("</td>", f);
         if (!r) {
             fprintf(f, "<td colspan=\"%d\">not evaluated: ", ce ? 6 : 5);
-            esc(f, tg->error ? tg->error : "");
+            ompf_html_text(f, tg->error ? tg->error : "");
             fputs("</td></tr>\n", f);
             continue;
         }
@@ -668,9 +655,9 @@ static void summary_table(FILE *f, const ompf_report_group_t *g)
             ompf_eval_pair_info(g->eval, idx[k], &in);
             if (k)
                 fputs("; ", f);
-            esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[0])));
+            ompf_html_text(f, short_ev(ompf_eval_event_name(g->eval, in.ev[0])));
             fputs(" / ", f);
-            esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[1])));
+            ompf_html_text(f, short_ev(ompf_eval_event_name(g->eval, in.ev[1])));
             fmt_val(b, sizeof b, r->pairs[idx[k]].tmd);
             fprintf(f, " (%s)", b);
         }
@@ -698,13 +685,13 @@ static void type_table(FILE *f, const ompf_report_group_t *g)
             for (size_t y = 0; y < pr->ntypes; y++) {
                 char b[32];
                 fputs("<tr><td>", f);
-                esc(f, g->targets[t].name);
+                ompf_html_text(f, g->targets[t].name);
                 fputs("</td><td>", f);
-                esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[0])));
+                ompf_html_text(f, short_ev(ompf_eval_event_name(g->eval, in.ev[0])));
                 fputs(" / ", f);
-                esc(f, short_ev(ompf_eval_event_name(g->eval, in.ev[1])));
+                ompf_html_text(f, short_ev(ompf_eval_event_name(g->eval, in.ev[1])));
                 fputs("</td><td class=\"construct\">", f);
-                esc(f, pr->types[y].type);
+                ompf_html_text(f, pr->types[y].type);
                 fmt_val(b, sizeof b, pr->types[y].tmd);
                 fprintf(f, "</td><td class=\"num\">%.0f</td><td class=\"num\">"
                            "%s</td></tr>\n",
@@ -724,7 +711,7 @@ int ompf_report_write(FILE *f, const char *title,
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "\n<title>",
           f);
-    esc(f, title ? title : "ompfuse report");
+    ompf_html_text(f, title ? title : "ompfuse report");
     fputs("</title>\n<style>\n"
           "body{font-family:sans-serif;margin:20px;color:#222;max-width:1160px}\n"
           "h1{font-size:22px} h2{font-size:19px;border-bottom:1px solid #ccc;"
@@ -739,7 +726,7 @@ int ompf_report_write(FILE *f, const char *title,
           "p.note{font-size:13px;color:#444}\n"
           "</style></head><body>\n<h1>",
           f);
-    esc(f, title ? title : "ompfuse report");
+    ompf_html_text(f, title ? title : "ompfuse report");
     fputs("</h1>\n<p class=\"note\">EPD and TMD as defined in "
           "docs/evaluation.md (TACO 2017 §4): per event pair, the exact Earth "
           "Mover's Distance between 2-D histograms of XU counts, calibrated by "
@@ -749,11 +736,11 @@ int ompf_report_write(FILE *f, const char *title,
         const ompf_report_group_t *g = &groups[gi];
         const ompf_eval_t *ev = g->eval;
         fprintf(f, "<section class=\"group\" data-group=\"%zu\"><h2>", gi);
-        esc(f, g->name);
+        ompf_html_text(f, g->name);
         fputs("</h2>\n", f);
         if (!ev) {
             fputs("<p class=\"note\">No evaluation: ", f);
-            esc(f, g->error ? g->error : "the references could not be used");
+            ompf_html_text(f, g->error ? g->error : "the references could not be used");
             fputs("</p></section>\n", f);
             continue;
         }
@@ -786,7 +773,7 @@ int ompf_report_write(FILE *f, const char *title,
             fputs("<p class=\"note\">Event numbers: ", f);
             for (size_t e = 0; e < ne; e++) {
                 fprintf(f, "%s%zu&nbsp;=&nbsp;", e ? ", " : "", e);
-                esc(f, short_ev(ompf_eval_event_name(ev, e)));
+                ompf_html_text(f, short_ev(ompf_eval_event_name(ev, e)));
             }
             fputs("</p>\n", f);
         }
@@ -796,9 +783,9 @@ int ompf_report_write(FILE *f, const char *title,
             ompf_eval_pair_info_t in;
             ompf_eval_pair_info(ev, pair, &in);
             fputs("<h3>XUs of each target and a reference run: ", f);
-            esc(f, ompf_eval_event_name(ev, in.ev[0]));
+            ompf_html_text(f, ompf_eval_event_name(ev, in.ev[0]));
             fputs(" vs ", f);
-            esc(f, ompf_eval_event_name(ev, in.ev[1]));
+            ompf_html_text(f, ompf_eval_event_name(ev, in.ev[1]));
             fputs("</h3>\n<p class=\"note\">Grey lines: the histogram "
                   "intervals between the reference bounds; points beyond "
                   "them fall in the outer bins (far outliers drawn at the "

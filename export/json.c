@@ -13,9 +13,9 @@ static void put_meta(FILE *f, const ompf_profile_t *p)
         const char *k, *v;
         ompf_meta_at(p, i, &k, &v);
         fputs(i ? "," : "", f);
-        ompf_jw_str(f, k);
+        ompf_json_string(f, k);
         putc(':', f);
-        ompf_jw_str(f, v);
+        ompf_json_string(f, v);
     }
     fputs("}", f);
 }
@@ -26,9 +26,9 @@ static void put_events(FILE *f, const ompf_profile_t *p)
     for (size_t e = 0; e < ompf_event_count(p); e++) {
         const ompf_event_t *ev = ompf_event_get(p, (uint32_t)e);
         fprintf(f, "%s\n  {\"index\":%zu,\"name\":", e ? "," : "", e);
-        ompf_jw_str(f, ev->name);
+        ompf_json_string(f, ev->name);
         fprintf(f, ",\"status\":\"%s\",\"reason\":", ompf_event_status_name(ev->status));
-        ompf_jw_str(f, ev->reason);
+        ompf_json_string(f, ev->reason);
         fprintf(f, ",\"unit\":\"%s\",\"source\":", ompf_event_unit(ev));
         if (ev->source >= 0)
             fprintf(f, "%d", ev->source);
@@ -50,7 +50,7 @@ static void put_sources(FILE *f, const ompf_profile_t *p)
         const ompf_source_t *src = ompf_source_get(p, (uint32_t)s);
         fprintf(f, "%s\n  {\"index\":%zu,\"run_id\":\"%016llx\",\"path\":", s ? "," : "", s,
                 (unsigned long long)src->run_id);
-        ompf_jw_str(f, src->path);
+        ompf_json_string(f, src->path);
         fputs("}", f);
     }
     fputs("]", f);
@@ -62,15 +62,15 @@ static void put_constructs(FILE *f, const ompf_profile_t *p)
     for (size_t i = 0; i < ompf_construct_count(p); i++) {
         const ompf_construct_t *c = ompf_construct_get(p, (uint32_t)i);
         fprintf(f, "%s\n  {\"index\":%zu,\"name\":", i ? "," : "", i);
-        ompf_jw_str(f, c->name);
+        ompf_json_string(f, c->name);
         fprintf(f, ",\"kind\":\"%s\",\"file\":", ompf_construct_kind_name(c->kind));
-        ompf_jw_str(f, c->file);
+        ompf_json_string(f, c->file);
         fprintf(f, ",\"line\":%d,\"function\":", c->line);
-        ompf_jw_str(f, c->function);
+        ompf_json_string(f, c->function);
         fputs(",\"module\":", f);
-        ompf_jw_str(f, c->module);
+        ompf_json_string(f, c->module);
         fputs(",\"build_id\":", f);
-        ompf_jw_str(f, c->build_id);
+        ompf_json_string(f, c->build_id);
         fprintf(f, ",\"offset\":%llu}", (unsigned long long)c->offset);
     }
     fputs("]", f);
@@ -156,9 +156,9 @@ int ompf_export_json(const ompf_export_input_t *in, size_t n, unsigned flags, FI
     for (size_t k = 0; k < n; k++) {
         const ompf_profile_t *p = in[k].profile;
         fputs(k ? ",\n{\"path\":" : "\n{\"path\":", out);
-        ompf_jw_str(out, in[k].path);
+        ompf_json_string(out, in[k].path);
         fprintf(out, ",\"truncated\":%s,\"salvage_note\":", in[k].salvage_note ? "true" : "false");
-        ompf_jw_str(out, in[k].salvage_note);
+        ompf_json_string(out, in[k].salvage_note);
         fputs(",\n\"metadata\":", out);
         put_meta(out, p);
         fputs(",\n\"events\":", out);

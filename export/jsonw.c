@@ -3,28 +3,7 @@
 #include <stdlib.h>
 
 #include "jsonw.h"
-
-void ompf_jw_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    /* unlocked: one writer per stream, and this runs per XU and event */
-    putc_unlocked('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            putc_unlocked('\\', f);
-            putc_unlocked(*c, f);
-        } else if (*c < 0x20) {
-            /* control characters (argv's \x1f separator among them) */
-            fprintf(f, "\\u%04x", *c);
-        } else {
-            putc_unlocked(*c, f);
-        }
-    }
-    putc_unlocked('"', f);
-}
+#include "ompfuse/text.h"
 
 void ompf_jw_u64(FILE *f, uint64_t v)
 {
@@ -78,4 +57,3 @@ void ompf_jw_label_free(ompf_jw_label_t *l)
     l->cap = 0;
 }
 
-void ompf_json_string(FILE *f, const char *s) { ompf_jw_str(f, s); }

@@ -6,9 +6,8 @@
 #include <stdio.h>
 
 #include "ompfuse/profile.h"
+#include "ompfuse/text.h" /* ompf_json_string for strings */
 
-/* Quoted, escaped string; NULL prints null. */
-void ompf_jw_str(FILE *f, const char *s);
 /* Decimal digits of v (the writers' hot path: no printf). */
 void ompf_jw_u64(FILE *f, uint64_t v);
 /* A value that reads back exactly: integers as integers, others with 17

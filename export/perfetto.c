@@ -29,7 +29,7 @@ static char **arg_keys(const ompf_profile_t *p, const char *prefix)
         char name[512];
         snprintf(name, sizeof name, "%s%s", prefix, ompf_event_get(p, (uint32_t)e)->name);
         putc(',', m);
-        ompf_jw_str(m, name);
+        ompf_json_string(m, name);
         putc(':', m);
         fclose(m);
     }
@@ -69,7 +69,7 @@ static void put_process(FILE *f, const ompf_export_input_t *in, unsigned pid,
     snprintf(name, sizeof name, "%s [%s%s] %s", base ? base : "profile", mode ? mode : "?",
              in->salvage_note ? ", TRUNCATED" : "", in->path ? in->path : "");
     fprintf(f, "{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", pid);
-    ompf_jw_str(f, name);
+    ompf_json_string(f, name);
     fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\","
                "\"args\":{\"sort_index\":%u}}",
             pid, pid);
@@ -90,7 +90,7 @@ static void put_process(FILE *f, const ompf_export_input_t *in, unsigned pid,
         fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%u,\"tid\":0,\"ts\":0,"
                    "\"name\":\"TRUNCATED profile\",\"args\":{\"salvage_note\":",
                 pid);
-        ompf_jw_str(f, in->salvage_note);
+        ompf_json_string(f, in->salvage_note);
         fputs("}}", f);
     }
 }
@@ -123,11 +123,11 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
         fputs(",\"dur\":", f);
         ompf_jw_us(f, dur);
         fprintf(f, ",\"cat\":\"%s\",\"name\":", ompf_xu_kind_name(x->kind));
-        ompf_jw_str(f, c ? c->name : "?");
+        ompf_json_string(f, c ? c->name : "?");
         fputs(",\"args\":{\"xu\":", f);
         ompf_jw_u64(f, x->id);
         fprintf(f, ",\"label\":\"%s\",\"construct\":", label);
-        ompf_jw_str(f, c ? c->name : NULL);
+        ompf_json_string(f, c ? c->name : NULL);
         fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"parts\":%u,\"cpu\":%d,\"team_thread\":%u",
                 ompf_xu_kind_name(x->kind), x->thread, x->parts, x->cpu, x->team_thread);
         if (ts != x->start_ns) {
@@ -189,15 +189,15 @@ int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, unsigned flags
     for (size_t k = 0; k < n; k++) {
         const ompf_profile_t *p = in[k].profile;
         fprintf(out, "%s{\"pid\":%zu,\"path\":", k ? "," : "", k + 1);
-        ompf_jw_str(out, in[k].path);
+        ompf_json_string(out, in[k].path);
         fputs(",\"run_id\":", out);
-        ompf_jw_str(out, ompf_meta_get(p, "run_id"));
+        ompf_json_string(out, ompf_meta_get(p, "run_id"));
         fputs(",\"mode\":", out);
-        ompf_jw_str(out, ompf_meta_get(p, "mode"));
+        ompf_json_string(out, ompf_meta_get(p, "mode"));
         fputs(",\"strategy\":", out);
-        ompf_jw_str(out, ompf_meta_get(p, "strategy"));
+        ompf_json_string(out, ompf_meta_get(p, "strategy"));
         fputs(",\"salvage_note\":", out);
-        ompf_jw_str(out, in[k].salvage_note);
+        ompf_json_string(out, in[k].salvage_note);
         fputs("}", out);
     }
     fputs("]},\n\"traceEvents\":[\n", out);

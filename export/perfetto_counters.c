@@ -49,7 +49,7 @@ int ompf_perfetto_counters(FILE *f, const ompf_profile_t *p, unsigned pid)
             snprintf(name, sizeof name, "thread %u %s", x->thread,
                      ompf_event_get(p, (uint32_t)e)->name);
             fputs(",\"name\":", f);
-            ompf_jw_str(f, name);
+            ompf_json_string(f, name);
             fputs(",\"args\":{\"sum over XUs\":", f);
             ompf_jw_num(f, sum[e]);
             fputs("}}", f);

@@ -9,24 +9,6 @@
 
 #include "ompfuse/csv.h"
 
-/* Quotes only when needed, so that plain fields stay plain. */
-void ompf_csv_field(FILE *out, const char *s)
-{
-    if (!s)
-        s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    putc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', out);
-        putc(*s, out);
-    }
-    putc('"', out);
-}
-
 /* Exact text of a value; empty for missing. */
 static void csv_value(char *buf, size_t len, double v)
 {

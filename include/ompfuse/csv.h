@@ -10,16 +10,13 @@
 
 #include <stdio.h>
 #include "ompfuse/profile.h"
+#include "ompfuse/text.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err);
-/* One CSV field (RFC 4180): quoted, with inner quotes doubled, only when it
- * holds a comma, quote or line break; NULL is the empty field.  For every
- * CSV the commands write. */
-void ompf_csv_field(FILE *out, const char *s);
 
 typedef struct ompf_csv_import_opts {
     const char *program; /* recorded as "program" (NULL or "": not recorded) */

@@ -45,9 +45,7 @@ int ompf_export_perfetto(const ompf_export_input_t *in, size_t n, unsigned flags
 int ompf_export_otf2(const ompf_export_input_t *in, size_t n, const char *dir,
                      ompf_error_t *err);
 int ompf_export_otf2_available(void);
-/* A JSON string (quoted, escaped; NULL prints null), for the other JSON
- * outputs of the commands (events --json). */
-void ompf_json_string(FILE *f, const char *s);
+
 
 #ifdef __cplusplus
 }
