@@ -9,6 +9,7 @@
 #include "cmd_campaign.h"
 #include "ompfuse/analysis.h"
 #include "ompfuse/file.h"
+#include "ompfuse/evaluate.h"
 #include "ompfuse/text.h"
 
 /* ---- verdicts ---------------------------------------------------------
@@ -289,13 +290,18 @@ void ompf_cmpc_write_analyses(result_t *res, size_t n, int *io)
     }
 }
 
+static int has_analyses(const result_t *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (res[i].analysis[0])
+            return 1;
+    return 0;
+}
+
 /* Links to the analysis pages, below the verdicts. */
 static void html_analyses(FILE *f, const result_t *res, size_t n)
 {
-    int any = 0;
-    for (size_t i = 0; i < n; i++)
-        any |= res[i].analysis[0] != '\0';
-    if (!any)
+    if (!has_analyses(res, n))
         return;
     fprintf(f, "<section id=\"analyses\"><h2>What the fused profiles say</h2>\n<p>Per "
                "construct, thread and XU: counts, distributions, derived metrics and a "
@@ -337,7 +343,17 @@ static int insert_verdicts(const char *path, const result_t *res, size_t n, ompf
         free(doc);
         return rc;
     }
-    fwrite(doc, 1, (size_t)(at - doc), f);
+    /* the contents list gains the sections put in before the groups */
+    char *mark = strstr(doc, OMPF_REPORT_TOC_MARK);
+    if (mark && mark < at) {
+        fwrite(doc, 1, (size_t)(mark - doc), f);
+        fputs("<li><a href=\"#verdicts\">Verdicts</a></li>\n", f);
+        if (has_analyses(res, n))
+            fputs("<li><a href=\"#analyses\">What the fused profiles say</a></li>\n", f);
+        fwrite(mark, 1, (size_t)(at - mark), f);
+    } else {
+        fwrite(doc, 1, (size_t)(at - doc), f);
+    }
     html_verdicts(f, res, n);
     html_analyses(f, res, n);
     fputs(at, f);

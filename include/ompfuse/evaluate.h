@@ -282,6 +282,10 @@ typedef struct ompf_report_group {
     int scatter_pair;            /* pair for the scatter plots; -1: auto */
 } ompf_report_group_t;
 
+/* The table of contents holds this comment where a caller adding sections
+ * before the groups (the campaign's verdicts) puts its entries. */
+#define OMPF_REPORT_TOC_MARK "<!--ompfuse:toc-extra-->"
+
 /* One self-contained HTML document (inline SVG, no scripts, no network). */
 int ompf_report_write(FILE *out, const char *title,
                       const ompf_report_group_t *groups, size_t ngroups,

@@ -188,6 +188,10 @@ def test_reduced(tmp):
     check('<section id="verdicts">' in page, "report.html has the verdict section")
     check(page.index('id="verdicts"') < page.index('<section class="group"'),
           "verdicts come before the benchmark sections")
+    toc = page[page.find('<nav class="toc">'):page.find("</nav>")]
+    check('href="#verdicts"' in toc, "the contents list links the verdicts: %r" % toc[:300])
+    for b in benches:
+        check(">%s</a>" % b in toc, "the contents list names %s" % b)
     heads = [l for l in lines if l.startswith("headline: ")]
     check(len(heads) == 1, "one headline line")
     nwin = 0

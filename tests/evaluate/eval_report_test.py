@@ -6,15 +6,12 @@ Chromium opens it and the screenshot is not blank (PNG decoded here with
 zlib).  usage: eval_report_test.py OMPFUSE EVAL_GEN [--render]"""
 import csv
 import math
-import html.parser
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 ompfuse, gen = sys.argv[1], sys.argv[2]
 render = "--render" in sys.argv[3:]
@@ -26,70 +23,8 @@ def check(cond, what):
         fails.append(what)
 
 
-class Svg(html.parser.HTMLParser):
-    """Collects elements with their attributes and enclosing svg/section."""
-
-    def __init__(self):
-        super().__init__()
-        self.stack, self.els = [], []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        svg = next((e for e in reversed(self.stack) if e[0] == "svg"), None)
-        sec = next((e for e in reversed(self.stack) if e[0] == "section"), None)
-        g = next((e for e in reversed(self.stack) if e[0] == "g"), None)
-        el = (tag, a, svg[1] if svg else None, sec[1] if sec else None, g[1] if g else None)
-        self.els.append(el)
-        if tag != "meta":  # self-closing tags get an end tag from the parser
-            self.stack.append((tag, a))
-
-    def handle_endtag(self, tag):
-        for i in range(len(self.stack) - 1, -1, -1):
-            if self.stack[i][0] == tag:
-                del self.stack[i:]
-                break
-
-
-def png_pixels(path):
-    """(width, height, rows of RGB(A) bytes) of an 8-bit RGB/RGBA PNG."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        elif typ == b"IDAT":
-            idat += body
-        pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), f"PNG depth {depth} colour type {ctype}"
-    bpp = 3 if ctype == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        if f == 1:
-            for i in range(bpp, stride):
-                line[i] = (line[i] + line[i - bpp]) & 255
-        elif f == 2:
-            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
-        elif f == 3:
-            for i in range(stride):
-                left = line[i - bpp] if i >= bpp else 0
-                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
-        elif f == 4:
-            for i in range(stride):
-                a = line[i - bpp] if i >= bpp else 0
-                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return w, h, bpp, rows
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eval_report_util import Svg, png_pixels  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -111,7 +46,12 @@ with tempfile.TemporaryDirectory() as d:
     check("<script" not in doc.lower(), "no script")
     urls = set(re.findall(r"https?://[^\"' )]+", doc))
     check(urls <= {"http://www.w3.org/2000/svg"}, f"external URLs: {urls}")
-    check(not re.search(r"\b(src|href)\s*=", doc), "no src/href")
+    # no resource outside the page: links only to its own anchors
+    check(not re.search(r"\bsrc\s*=", doc), "no src")
+    hrefs = re.findall(r'\bhref\s*=\s*"([^"]*)"', doc)
+    check(all(h.startswith("#") for h in hrefs), f"only in-page links: {hrefs}")
+    ids = set(re.findall(r'\bid="([^"]+)"', doc))
+    check(hrefs and all(h[1:] in ids for h in hrefs), f"every contents link has its anchor: {hrefs}")
     check("test &lt;report&gt;" in doc, "title escaped")
     parser = Svg()
     parser.feed(doc)
@@ -160,13 +100,25 @@ with tempfile.TemporaryDirectory() as d:
                 pts = [el for el in els if el[0] == "circle" and el[2] and el[2].get("class") == "scatter"
                        and el[2].get("data-group") == g and el[2].get("data-target") == t
                        and el[4] and el[4].get("data-series") == series]
-                check(len(pts) > 50, f"group {g} {t}: {len(pts)} {series} points")
+                # density cells: spread data fills many cells, and every XU
+                # is counted in one (none sampled away)
+                check(len(pts) > 50, f"group {g} {t}: {len(pts)} {series} cells")
+                nxu = 400 if gi == 0 else 300
+                leg = [el for el in els if el[0] == "text" and el[1].get("class") == "legend"
+                       and el[1].get("data-series") == series and el[2]
+                       and el[2].get("data-group") == g and el[2].get("data-target") == t]
+                without = int(leg[0][1].get("data-without", 0)) if leg else -1
+                held = sum(int(c[1]["data-n"]) for c in pts)
+                check(len(leg) == 1 and held + without == nxu and (t != "hem" or series != "target"
+                                                                   or without > 0),
+                      f"group {g} {t} {series}: cells hold {held} XUs + {without} without "
+                      f"a value, not {nxu}")
         # axis labels name the events of the scatter pair
         sc = [el for el in els if el[0] == "svg" and el[1].get("class") == "scatter"
               and el[1].get("data-group") == g]
         check(len(sc) == 3 and all(s[1].get("data-pair", "").count("gen::EV") == 2 for s in sc),
               f"group {g}: scatter pair {[s[1].get('data-pair') for s in sc]}")
-    check("(count per XU)" in doc and "EPD" in doc and "calibrated TMD" in doc, "axis labels / legends")
+    check(" per XU</text>" in doc and "EPD" in doc and "calibrated TMD" in doc, "axis labels / legends")
     # --pair chooses the scatter pair, by short name
     p = subprocess.run([ompfuse, "report", "-q", "-o", out, "--pair", "EV01,EV02",
                         "--references", *refs(a), "--", *targets(a)], capture_output=True, text=True)
@@ -200,21 +152,21 @@ with tempfile.TemporaryDirectory() as d:
             w, h, bpp, rows = png_pixels(png)
             check((w, h) == (1200, 2000), f"screenshot size {w}x{h}")
             colours, nonwhite = set(), 0
-            bar_blue = 0
+            bar_hem = 0 # the fixed colour of "hem" (docs/evaluation.md)
             for row in rows[::2]:
                 for i in range(0, len(row), bpp * 2):
                     px = row[i:i + 3]
                     colours.add(px)
                     if px != b"\xff\xff\xff":
                         nonwhite += 1
-                    if px == b"\x1f\x77\xb4":
-                        bar_blue += 1
+                    if px == b"\x8c\x56\x4b":
+                        bar_hem += 1
             total = len(rows[::2]) * (w // 2)
             check(nonwhite > 0.05 * total, f"screenshot nearly blank: {nonwhite}/{total} non-white")
             check(len(colours) > 100, f"only {len(colours)} colours")
-            check(bar_blue > 200, f"first bar colour seen at {bar_blue} sampled pixels")
+            check(bar_hem > 200, f"hem's colour seen at {bar_hem} sampled pixels")
             print(f"screenshot {w}x{h}: {len(colours)} colours, "
-                  f"{100 * nonwhite / total:.1f}% non-white, {bar_blue} bar pixels sampled")
+                  f"{100 * nonwhite / total:.1f}% non-white, {bar_hem} hem pixels sampled")
 
 if fails:
     print("\n".join(fails))
