@@ -62,8 +62,7 @@ int ompf__pair_prepare(void *ctx, size_t i, size_t thread)
         if (!sp)
             return OMPF_ENOMEM;
         for (size_t r = 0; r < pr->nrep; r++)
-            sp[r] = ompf__colset_spearman(&ev->refcols[pr->rep[r]], pr->ev[0],
-                                    pr->ev[1]);
+            sp[r] = pr->sp[r];
         pr->spearman_ref = ompf_median(sp, pr->nrep);
         free(sp);
     }

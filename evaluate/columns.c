@@ -1,5 +1,6 @@
-/* EPD: one profile's values rearranged by evaluation event (a colset),
- * its XUs' evaluation types, and Spearman coefficients over them. */
+/* EPD: one profile seen by evaluation event (a colset: where each event's
+ * values are in its rows), its XUs' evaluation types, and Spearman
+ * coefficients over them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,40 +10,22 @@
 
 /* ---- columns ----------------------------------------------------------- */
 
-/* Frees the placed values only (references: once their histograms are
- * built). */
-void ompf__colset_unplace(colset_t *c)
+void ompf__colset_release(colset_t *c)
 {
-    for (size_t a = 0; a < c->naxes; a++) {
-        free(c->abin[a]);
-        free(c->acoord[a]);
-        if (c->tbin) {
-            free(c->tbin[a]);
-            free(c->tcoord[a]);
-        }
-    }
-    free(c->abin);
-    free(c->acoord);
-    free(c->tbin);
-    free(c->tcoord);
-    c->abin = c->tbin = NULL;
-    c->acoord = c->tcoord = NULL;
-    c->naxes = 0;
+    for (size_t e = 0; c->rank && e < c->nev; e++)
+        free(c->rank[e]);
+    free(c->rank);
+    free(c->type);
+    c->rank = NULL;
+    c->type = NULL;
 }
 
-void ompf__colset_free(colset_t *c, size_t nev)
+void ompf__colset_free(colset_t *c)
 {
     if (!c)
         return;
-    ompf__colset_unplace(c);
-    for (size_t e = 0; c->col && e < nev; e++) {
-        free(c->col[e]);
-        if (c->rank)
-            free(c->rank[e]);
-    }
-    free(c->col);
-    free(c->rank);
-    free(c->type);
+    ompf__colset_release(c);
+    free(c->evmap);
     free(c->emin);
     free(c->emax);
     free(c->tmin);
@@ -66,36 +49,24 @@ int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
 {
     memset(c, 0, sizeof *c);
     size_t nxu = ompf_xu_count(p);
+    c->p = p;
     c->nxu = nxu;
-    c->col = calloc(ev->nev ? ev->nev : 1, sizeof *c->col);
-    c->rank = calloc(ev->nev ? ev->nev : 1, sizeof *c->rank);
+    c->nev = ev->nev;
+    c->evmap = malloc((ev->nev ? ev->nev : 1) * sizeof *c->evmap);
     c->type = malloc((nxu ? nxu : 1) * sizeof *c->type);
-    if (!c->col || !c->rank || !c->type)
+    if (!c->evmap || !c->type)
         return OMPF_ENOMEM;
     for (size_t e = 0; e < ev->nev; e++) {
         int pe = ompf_event_find(p, ev->evname[e]);
+        c->evmap[e] = -1;
         if (pe < 0)
             continue;
         const ompf_event_t *pev = ompf_event_get(p, (uint32_t)pe);
         if (pev->status == OMPF_EV_FAILED ||
             (only_counted && pev->status != OMPF_EV_COUNTED))
             continue;
-        c->col[e] = malloc((nxu ? nxu : 1) * sizeof(double));
-        if (!c->col[e])
-            return OMPF_ENOMEM;
+        c->evmap[e] = pe;
     }
-    int *evmap = malloc((ev->nev ? ev->nev : 1) * sizeof *evmap);
-    if (!evmap)
-        return OMPF_ENOMEM;
-    for (size_t e = 0; e < ev->nev; e++)
-        evmap[e] = c->col[e] ? ompf_event_find(p, ev->evname[e]) : -1;
-    for (size_t i = 0; i < nxu; i++) {
-        const double *row = ompf_xu_values_const(p, i);
-        for (size_t e = 0; e < ev->nev; e++)
-            if (evmap[e] >= 0)
-                c->col[e][i] = row[evmap[e]];
-    }
-    free(evmap);
     /* types: construct index -> evaluation type */
     size_t ncons = ompf_construct_count(p);
     uint32_t *tmap = malloc((ncons ? ncons : 1) * sizeof *tmap);
@@ -134,39 +105,66 @@ int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
         c->type[i] = ty < ncons ? tmap[ty] : OMPF_NONE32;
     }
     free(tmap);
-    /* Ranks for Spearman of complete columns, computed once. */
-    if (want_spearman(ev)) {
-        for (size_t e = 0; e < ev->nev; e++) {
-            if (!c->col[e])
-                continue;
-            size_t i = 0;
-            while (i < nxu && !isnan(c->col[e][i]))
-                i++;
-            if (i < nxu)
-                continue;
-            c->rank[e] = malloc((nxu ? nxu : 1) * sizeof(double));
-            if (!c->rank[e] || ompf__ranks(c->col[e], nxu, c->rank[e]))
-                return OMPF_ENOMEM;
+    return 0;
+}
+
+static int rank_event(void *ctx, size_t e, size_t thread)
+{
+    (void)thread;
+    colset_t *c = ctx;
+    if (!c->rank[e])
+        return 0;
+    /* in place: ompf__ranks copies the values before writing ranks */
+    return ompf__ranks(c->rank[e], c->nxu, c->rank[e]);
+}
+
+/* Ranks for Spearman of complete columns, computed once per profile: the
+ * values are gathered in one pass over the rows, then ranked in place. */
+int ompf__colset_ranks(const ompf_eval_t *ev, colset_t *c)
+{
+    size_t nxu = c->nxu;
+    c->rank = calloc(ev->nev ? ev->nev : 1, sizeof *c->rank);
+    if (!c->rank)
+        return OMPF_ENOMEM;
+    for (size_t e = 0; e < ev->nev; e++)
+        if (colset_has(c, e) &&
+            !(c->rank[e] = malloc((nxu ? nxu : 1) * sizeof(double))))
+            return OMPF_ENOMEM;
+    for (size_t i = 0; i < nxu; i++) {
+        const double *row = ompf_xu_values_const(c->p, i);
+        for (size_t e = 0; e < ev->nev; e++)
+            if (c->rank[e])
+                c->rank[e][i] = row[c->evmap[e]];
+    }
+    for (size_t e = 0; e < ev->nev; e++) {
+        size_t i = 0;
+        while (c->rank[e] && i < nxu && !isnan(c->rank[e][i]))
+            i++;
+        if (i < nxu) {
+            free(c->rank[e]);
+            c->rank[e] = NULL;
         }
     }
-    return 0;
+    return ompf__parallel_for(ev->nev, ev->threads, rank_event, c, NULL);
 }
 
 /* Spearman of events a, b of a colset over XUs with both values. */
 double ompf__colset_spearman(const colset_t *c, uint32_t a, uint32_t b)
 {
-    if (c->rank[a] && c->rank[b])
+    if (c->rank && c->rank[a] && c->rank[b])
         return ompf__pearson(c->rank[a], c->rank[b], c->nxu);
     size_t n = 0;
     double *x = malloc((c->nxu ? c->nxu : 1) * 2 * sizeof *x);
     if (!x)
         return NAN;
     double *y = x + c->nxu;
+    int ia = c->evmap[a], ib = c->evmap[b];
     for (size_t i = 0; i < c->nxu; i++) {
-        if (isnan(c->col[a][i]) || isnan(c->col[b][i]))
+        const double *row = ompf_xu_values_const(c->p, i);
+        if (isnan(row[ia]) || isnan(row[ib]))
             continue;
-        x[n] = c->col[a][i];
-        y[n] = c->col[b][i];
+        x[n] = row[ia];
+        y[n] = row[ib];
         n++;
     }
     double r = ompf_spearman(x, y, n);

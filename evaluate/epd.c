@@ -113,6 +113,7 @@ void ompf_eval_destroy(ompf_eval_t *ev)
         free(pr->types);
         free(pr->slot);
         free(pr->rep);
+        free(pr->sp);
         free(pr->problem);
     }
     free(ev->pairs);
@@ -123,7 +124,7 @@ void ompf_eval_destroy(ompf_eval_t *ev)
     free(ev->axes);
     for (size_t r = 0; r < ev->nrefs; r++) {
         if (ev->refcols)
-            ompf__colset_free(&ev->refcols[r], ev->nev);
+            ompf__colset_free(&ev->refcols[r]);
         if (ev->names)
             free(ev->names[r]);
     }
@@ -258,7 +259,8 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
             if (!pr->rep)
                 goto fail;
             for (size_t r = 0; r < nrefs; r++)
-                if (ev->refcols[r].col[a] && ev->refcols[r].col[b])
+                if (colset_has(&ev->refcols[r], a) &&
+                    colset_has(&ev->refcols[r], b))
                     pr->rep[pr->nrep++] = r;
             if (pr->nrep < 2) {
                 pr->problem = ompf__eval_asprintf(
@@ -271,7 +273,7 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
             }
         }
     /* Axes of the pairs that have repeats; each reference's values placed
-     * once per axis, binned into the pairs, then dropped. */
+     * once per axis and binned into the pairs. */
     if (!(ev->axes = calloc(2 * ev->npairs, sizeof *ev->axes)))
         goto fail;
     for (size_t i = 0; i < ev->npairs; i++) {
@@ -284,17 +286,17 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
         if ((rc = ompf__pair_setup(ev, &ev->pairs[i])))
             goto fail;
     for (size_t r = 0; r < nrefs; r++) {
-        job_t b = {.ev = ev, .c = &ev->refcols[r], .ref = r};
-        rc = ompf__colset_place(ev, &ev->refcols[r], r);
-        if (!rc)
-            rc = ompf__parallel_for(ev->npairs, ev->threads, ompf__pair_bin, &b,
-                                    "binning", 0);
-        ompf__colset_unplace(&ev->refcols[r]);
+        rc = ompf__bin_reference(ev, r);
+        /* what is per XU is no longer needed */
+        ompf__colset_release(&ev->refcols[r]);
         if (rc)
             goto fail;
     }
+    ompf_progress_t *prog = ompf_progress_create(
+        "evaluate: calibrating", ev->npairs, "pairs", ev->opts.progress);
     rc = ompf__parallel_for(ev->npairs, ev->threads, ompf__pair_prepare, ev,
-                            "calibrating", ev->opts.progress);
+                            prog);
+    ompf_progress_destroy(prog);
     if (rc)
         goto fail;
     size_t bad = 0;

@@ -11,21 +11,26 @@
 #include "ompfuse/evaluate.h"
 
 
-/* A profile's values rearranged by evaluation event (columns), with each
- * XU's evaluation type. */
+/* A profile seen by evaluation event: where each event's values are in
+ * its rows (the values are not copied), each XU's evaluation type, and
+ * while it is binned the ranks of its complete events. */
 typedef struct colset {
-    size_t nxu;
-    double **col;   /* per evaluation event; NULL: not counted/absent */
+    const ompf_profile_t *p;
+    size_t nxu, nev;
+    int *evmap;     /* per evaluation event: its index in p's rows, or -1
+                       (not counted/absent) */
     double **rank;  /* per event: ranks when the column has no missing */
     uint32_t *type; /* per XU: evaluation type or OMPF_NONE32 */
     /* references: min/max of each event over XUs with a value, and per
      * type ([type * nev + event]); NaN when no value */
     double *emin, *emax, *tmin, *tmax;
-    /* values placed on each axis (NULL: not placed), all XUs and per type */
-    size_t naxes;
-    uint16_t **abin, **tbin;
-    double **acoord, **tcoord;
 } colset_t;
+
+/* Whether the colset has values of evaluation event e. */
+static inline int colset_has(const colset_t *c, size_t e)
+{
+    return c->evmap[e] >= 0;
+}
 
 /* One event on one grid dimension: pairs whose repeats are the same share
  * the event's bounds, so its values are binned once per XU for all of them
@@ -60,6 +65,7 @@ typedef struct pair {
     double calibration;
     int floor;
     double spearman_ref;
+    double *sp; /* per repeat: its Spearman of the pair (while created) */
     char *problem;
     size_t ntypes;
     ptype_t *types;
@@ -96,38 +102,37 @@ static inline int want_spearman(const ompf_eval_t *ev)
     return ev->opts.correlation_error || ev->opts.spearman;
 }
 
-/* Work on one colset: ref is the reference's index, or SIZE_MAX for a
- * target.  Placing its values on the axes: for a reference only the axes
- * over its repeats, for a target those of the events it has; binning a
- * reference into the histograms of the pairs it is a repeat of. */
-typedef struct {
-    ompf_eval_t *ev;
-    colset_t *c;
-    size_t ref;
-} job_t;
-
 /* epd.c */
 char *ompf__eval_strdup(const char *s);
 char *ompf__eval_asprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
 /* columns.c */
-void ompf__colset_unplace(colset_t *c);
-void ompf__colset_free(colset_t *c, size_t nev);
+void ompf__colset_free(colset_t *c);
+/* Frees what is per XU (types, ranks): a reference once binned. */
+void ompf__colset_release(colset_t *c);
 int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
                        int only_counted, int add_types, colset_t *c);
+/* Ranks of the complete events, for ompf__colset_spearman. */
+int ompf__colset_ranks(const ompf_eval_t *ev, colset_t *c);
 double ompf__colset_spearman(const colset_t *c, uint32_t a, uint32_t b);
 
 /* binning.c */
 int ompf__colset_bounds(const ompf_eval_t *ev, colset_t *c);
 int ompf__axis_get(ompf_eval_t *ev, uint32_t e, const size_t *rep,
                    size_t nrep, uint32_t *out);
-int ompf__colset_place(ompf_eval_t *ev, colset_t *c, size_t ref);
 int ompf__pair_setup(ompf_eval_t *ev, pair_t *pr);
-int ompf__pair_hist(const pair_t *pr, const colset_t *c, ompf_hist2d_t *h);
-ompf_hist2d_t *ompf__pair_type_hists(const pair_t *pr, const colset_t *c,
-                                     ompf_hist2d_t *hall, int *rc);
-int ompf__pair_bin(void *ctx, size_t i, size_t thread);
+/* The histograms of c for the pairs i with want[i]: hall[i] over all XUs
+ * and, when th is non-NULL (per type), th[i] (allocated, the pair's
+ * pr->ntypes types).  One pass over the XUs, chunk by chunk, for as many
+ * pairs as ACC_BUDGET allows.  label: of the progress line. */
+int ompf__colset_bin(ompf_eval_t *ev, const colset_t *c,
+                     const unsigned char *want, ompf_hist2d_t *hall,
+                     ompf_hist2d_t **th, const char *label);
+
+/* Bins reference ref into the histograms of the pairs it is a repeat of;
+ * with Spearman wanted, also its coefficient of each of those pairs. */
+int ompf__bin_reference(ompf_eval_t *ev, size_t ref);
 
 /* calibrate.c */
 int ompf__pair_prepare(void *ctx, size_t i, size_t thread);

@@ -13,6 +13,8 @@
 typedef struct {
     ompf_eval_t *ev;
     colset_t tc;
+    ompf_hist2d_t *hall; /* per pair: the target's histogram */
+    ompf_hist2d_t **th;  /* per pair, per type (per_type) */
     ompf_eval_result_t *res;
     const char *name;
 } tctx_t;
@@ -65,24 +67,23 @@ static int pair_target(void *ctx, size_t i, size_t thread)
     }
     res->calibration = pr->calibration;
     res->calibration_floor = pr->floor;
-    const double *va = tc->tc.col[pr->ev[0]], *vb = tc->tc.col[pr->ev[1]];
-    if (!va || !vb) {
-        res->problem = ev->lack[pr->ev[va ? 1 : 0]];
+    int has_a = colset_has(&tc->tc, pr->ev[0]);
+    if (!has_a || !colset_has(&tc->tc, pr->ev[1])) {
+        res->problem = ev->lack[pr->ev[has_a ? 1 : 0]];
         return 0;
     }
     res->uncalibrated = calloc(pr->nrep, sizeof *res->uncalibrated);
     if (!res->uncalibrated)
         return OMPF_ENOMEM;
-    ompf_hist2d_t ht;
-    int rc;
-    /* per type: the types' histograms come from the same pass */
+    /* binned before (ompf__colset_bin), all types in the same pass */
+    ompf_hist2d_t ht = tc->hall[i];
+    tc->hall[i] = (ompf_hist2d_t){0};
     ompf_hist2d_t *th = NULL;
-    if (ev->opts.per_type) {
-        if (!(th = ompf__pair_type_hists(pr, &tc->tc, &ht, &rc)))
-            return rc;
-    } else {
-        rc = ompf__pair_hist(pr, &tc->tc, &ht);
+    if (tc->th) {
+        th = tc->th[i];
+        tc->th[i] = NULL;
     }
+    int rc = 0;
     if (!rc && ht.total == 0)
         res->problem = "no XU of the target has values of both events";
     double tmd_all = NAN;
@@ -182,6 +183,23 @@ void ompf_eval_result_free(ompf_eval_result_t *r)
     free(r);
 }
 
+/* The target's colset and the histograms no pair took (after an error). */
+static void target_free(tctx_t *tc)
+{
+    for (size_t i = 0; i < tc->ev->npairs; i++) {
+        if (tc->hall)
+            ompf_hist2d_free(&tc->hall[i]);
+        const pair_t *pr = &tc->ev->pairs[i];
+        for (size_t k = 0; tc->th && tc->th[i] && k < pr->ntypes; k++)
+            ompf_hist2d_free(&tc->th[i][k]);
+        if (tc->th)
+            free(tc->th[i]);
+    }
+    free(tc->hall);
+    free(tc->th);
+    ompf__colset_free(&tc->tc);
+}
+
 int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
                      const char *name, ompf_eval_result_t **out,
                      ompf_error_t *err)
@@ -209,27 +227,47 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         ompf_eval_result_free(res);
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
-    if ((rc = ompf__colset_build(ev, target, 0, 0, &tc.tc)) ||
-        (rc = ompf__colset_place(ev, &tc.tc, SIZE_MAX))) {
-        ompf__colset_free(&tc.tc, ev->nev);
+    size_t np = ev->npairs ? ev->npairs : 1;
+    unsigned char *want = calloc(np, 1);
+    tc.hall = calloc(np, sizeof *tc.hall);
+    if (ev->opts.per_type)
+        tc.th = calloc(np, sizeof *tc.th);
+    rc = !want || !tc.hall || (ev->opts.per_type && !tc.th) ? OMPF_ENOMEM : 0;
+    if (!rc)
+        rc = ompf__colset_build(ev, target, 0, 0, &tc.tc);
+    for (size_t i = 0; !rc && i < ev->npairs; i++) {
+        const pair_t *pr = &ev->pairs[i];
+        want[i] = !pr->problem && colset_has(&tc.tc, pr->ev[0]) &&
+                  colset_has(&tc.tc, pr->ev[1]);
+    }
+    char label[300];
+    snprintf(label, sizeof label, "evaluate %s: binning", name);
+    if (!rc)
+        rc = ompf__colset_bin(ev, &tc.tc, want, tc.hall, tc.th, label);
+    if (!rc && want_spearman(ev))
+        rc = ompf__colset_ranks(ev, &tc.tc);
+    free(want);
+    if (rc) {
+        target_free(&tc);
         ompf_eval_result_free(res);
         return ompf_error_set(err, rc, "%s: %s", name, ompf_strerror(rc));
     }
-    char label[300];
-    snprintf(label, sizeof label, "evaluating %s", name);
-    rc = ompf__parallel_for(ev->npairs, ev->threads, pair_target, &tc, label,
-                            ev->opts.progress);
+    snprintf(label, sizeof label, "evaluate %s", name);
+    ompf_progress_t *prog =
+        ompf_progress_create(label, ev->npairs, "pairs", ev->opts.progress);
+    rc = ompf__parallel_for(ev->npairs, ev->threads, pair_target, &tc, prog);
+    ompf_progress_destroy(prog);
     /* Events the target lacks, named in the error below. */
     char lacks[600] = "";
     size_t nlack = 0, ll = 0;
     for (size_t e = 0; e < ev->nev; e++)
-        if (!tc.tc.col[e]) {
+        if (!colset_has(&tc.tc, e)) {
             if (ll < sizeof lacks)
                 ll += (size_t)snprintf(lacks + ll, sizeof lacks - ll, "%s%s",
                                        nlack ? ", " : "", ev->evname[e]);
             nlack++;
         }
-    ompf__colset_free(&tc.tc, ev->nev);
+    target_free(&tc);
     if (rc) {
         ompf_eval_result_free(res);
         return ompf_error_set(err, rc, "evaluating %s failed: %s", name,
