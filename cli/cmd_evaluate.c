@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
+#include "ompfuse/progress.h"
 
 #define PROG "ompfuse evaluate"
 
@@ -213,7 +214,7 @@ int ompf_cmd_evaluate(int argc, char **argv)
                         "the list with '--' before the targets)\n");
         goto out;
     }
-    o.progress = !quiet && isatty(STDERR_FILENO);
+    o.progress = ompf_progress_wanted(quiet);
     tbl = csv && !strcmp(csv, "-") ? stderr : stdout;
     ompf_error_t err = {0};
     /* Spearman columns of the CSV are filled whenever there is a CSV. */

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
+#include "ompfuse/progress.h"
 
 #define PROG "ompfuse report"
 
@@ -228,7 +229,7 @@ int ompf_cmd_report(int argc, char **argv)
             goto done;
         }
     }
-    o.progress = !quiet && isatty(STDERR_FILENO);
+    o.progress = ompf_progress_wanted(quiet);
     ompf_error_t err = {0};
     int target_failed = 0;
     for (size_t k = 0; k < ng; k++) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ompfuse/evaluate.h"
+#include "ompfuse/progress.h"
 
 /* Ranks of x (ties: average rank), 1-based. */
 int ompf__ranks(const double *x, size_t n, double *rank);
@@ -14,10 +15,10 @@ double ompf__pearson(const double *x, const double *y, size_t n);
 
 /* Runs fn(ctx, i, thread) for i < n on up to `threads` threads (0: online
  * CPUs); thread < threads.  Stops at the first non-zero return, which it
- * returns.  progress: "\r<label>: done/n pairs" on stderr. */
+ * returns.  progress (may be NULL): advanced by one per item done. */
 typedef int (*ompf__work_fn)(void *ctx, size_t i, size_t thread);
 int ompf__parallel_for(size_t n, unsigned threads, ompf__work_fn fn,
-                       void *ctx, const char *label, int progress);
+                       void *ctx, ompf_progress_t *progress);
 unsigned ompf__default_threads(void);
 
 /* ---- binning once per XU (hist.c) ---------------------------------------
@@ -43,33 +44,42 @@ static inline unsigned ompf__place(const ompf_grid_t *g, int d, double v,
     return c >= (double)g->n ? g->n : (unsigned)(c > 0 ? c : 0) + 1;
 }
 
-/* Places v[i < nxu] on axis 0 of g (missing: OMPF__NOBIN).  With grids
- * (per type), XU i is placed on grids[type[i]] instead; XUs of no type
- * (OMPF_NONE32) or of a type whose grid is NULL get OMPF__NOBIN. */
+/* Places row[i][col] (i < nxu) on axis 0 of g (missing: OMPF__NOBIN).
+ * With grids (per type), XU i is placed on grids[type[i]] instead; XUs of
+ * no type (OMPF_NONE32) or of a type whose grid is NULL get OMPF__NOBIN. */
 void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
-                      const uint32_t *type, const double *v, size_t nxu,
-                      uint16_t *bin, double *coord);
+                      const uint32_t *type, const double *const *row,
+                      size_t col, size_t nxu, uint16_t *bin, double *coord);
 
-/* Histograms of placed axes (a, b): with type NULL, all XUs into h[0];
- * otherwise XU i into h[slot[type[i]]] (skipped when its type is
- * OMPF_NONE32 or the slot OMPF_NONE32), all slots in one pass over the
- * XUs.  Same bins, centroids and summation order as ompf_hist2d_build. */
-int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
-                        const uint16_t *bb, const double *cb, size_t nxu,
-                        const uint32_t *type, const uint32_t *slot,
-                        size_t nslots, ompf_hist2d_t *h);
-
-/* Both at once (per type): the all-XU histogram of the axes `all` into
- * *hall and the types' histograms of the per-type axes `typed`, in one
- * pass over the XUs. */
+/* Two placed axes (a, b) of the same XUs. */
 typedef struct ompf__placed {
     const uint16_t *ba, *bb;
     const double *ca, *cb;
 } ompf__placed_t;
-int ompf__hist2d_placed_all_types(unsigned n, const ompf__placed_t *all,
-                                  const ompf__placed_t *typed, size_t nxu,
-                                  const uint32_t *type, const uint32_t *slot,
-                                  size_t nslots, ompf_hist2d_t *hall,
-                                  ompf_hist2d_t *h);
+
+/* A pair's histograms while a profile is binned chunk by chunk of XUs:
+ * slot 0 all XUs, slot 1 + s the XUs of type slot s.  Counts and
+ * coordinate sums of every bin, added in XU order, so the histograms are
+ * those of ompf_hist2d_build value for value (same bins, centroids and
+ * summation order). */
+typedef struct ompf__hacc {
+    size_t side, nb, nslots;
+    int64_t *cnt;
+    double *sum;
+    ompf_hist2d_t *h; /* per slot: total and left_out so far */
+} ompf__hacc_t;
+
+/* Bytes held by an accumulator of nslots slots on an n-interval grid. */
+size_t ompf__hacc_bytes(unsigned n, size_t nslots);
+int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots);
+/* Adds XUs i < nxu: all into slot 0; with typed (non-NULL), XU i also
+ * into slot 1 + slot[type[i]] unless its type is OMPF_NONE32 or that slot
+ * OMPF_NONE32. */
+void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
+                    const ompf__placed_t *typed, size_t nxu,
+                    const uint32_t *type, const uint32_t *slot);
+/* The histograms (h[slot], nslots of them); a is freed either way. */
+int ompf__hacc_finish(ompf__hacc_t *a, ompf_hist2d_t *h);
+void ompf__hacc_free(ompf__hacc_t *a);
 
 #endif

@@ -111,19 +111,20 @@ int ompf_hist2d_build(const ompf_grid_t *g, const double *va,
 }
 
 void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
-                      const uint32_t *type, const double *v, size_t nxu,
-                      uint16_t *bin, double *coord)
+                      const uint32_t *type, const double *const *row,
+                      size_t col, size_t nxu, uint16_t *bin, double *coord)
 {
     for (size_t i = 0; i < nxu; i++) {
         const ompf_grid_t *gi = g;
         if (grids)
             gi = type[i] == OMPF_NONE32 ? NULL : grids[type[i]];
-        if (!gi || isnan(v[i])) {
+        double v = row[i][col];
+        if (!gi || isnan(v)) {
             bin[i] = OMPF__NOBIN;
             coord[i] = 0;
             continue;
         }
-        bin[i] = (uint16_t)ompf__place(gi, 0, v[i], &coord[i]);
+        bin[i] = (uint16_t)ompf__place(gi, 0, v, &coord[i]);
     }
 }
 
@@ -143,92 +144,72 @@ static inline void add_xu(int64_t *cnt, double *sum, ompf_hist2d_t *h,
     h->total++;
 }
 
-/* Bins held at once by ompf__hist2d_placed (24 bytes each): more slots
- * than fit are done in several passes. */
-#define PLACED_MAX_BINS ((size_t)1 << 20)
-
-int ompf__hist2d_placed(unsigned n, const uint16_t *ba, const double *ca,
-                        const uint16_t *bb, const double *cb, size_t nxu,
-                        const uint32_t *type, const uint32_t *slot,
-                        size_t nslots, ompf_hist2d_t *h)
+size_t ompf__hacc_bytes(unsigned n, size_t nslots)
 {
-    size_t side = (size_t)n + 2, nb = side * side;
-    if (!type)
-        nslots = 1;
-    memset(h, 0, nslots * sizeof *h);
-    size_t per = PLACED_MAX_BINS / nb ? PLACED_MAX_BINS / nb : 1;
-    for (size_t s0 = 0; s0 < nslots; s0 += per) {
-        size_t s1 = s0 + per < nslots ? s0 + per : nslots;
-        int64_t *cnt = calloc((s1 - s0) * nb, sizeof *cnt);
-        double *sum = calloc(2 * (s1 - s0) * nb, sizeof *sum);
-        if (!cnt || !sum) {
-            free(cnt);
-            free(sum);
-            return OMPF_ENOMEM;
-        }
-        for (size_t i = 0; i < nxu; i++) {
-            size_t s = 0;
-            if (type) {
-                if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
-                    continue;
-                s = slot[type[i]];
-                if (s < s0 || s >= s1)
-                    continue;
-            }
-            add_xu(cnt, sum, &h[s], side, (s - s0) * nb, ba[i], bb[i], ca[i],
-                   cb[i]);
-        }
-        int rc = 0;
-        for (size_t s = s0; s < s1 && !rc; s++)
-            rc = compact(cnt + (s - s0) * nb, sum + 2 * (s - s0) * nb, nb,
-                         &h[s]);
-        free(cnt);
-        free(sum);
-        if (rc)
-            return rc;
+    size_t side = (size_t)n + 2;
+    return nslots * (side * side * (sizeof(int64_t) + 2 * sizeof(double)) +
+                     sizeof(ompf_hist2d_t));
+}
+
+int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots)
+{
+    memset(a, 0, sizeof *a);
+    a->side = (size_t)n + 2;
+    a->nb = a->side * a->side;
+    a->nslots = nslots;
+    a->cnt = calloc(nslots * a->nb, sizeof *a->cnt);
+    a->sum = calloc(2 * nslots * a->nb, sizeof *a->sum);
+    a->h = calloc(nslots, sizeof *a->h);
+    if (!a->cnt || !a->sum || !a->h) {
+        ompf__hacc_free(a);
+        return OMPF_ENOMEM;
     }
     return 0;
 }
 
-int ompf__hist2d_placed_all_types(unsigned n, const ompf__placed_t *all,
-                                  const ompf__placed_t *typed, size_t nxu,
-                                  const uint32_t *type, const uint32_t *slot,
-                                  size_t nslots, ompf_hist2d_t *hall,
-                                  ompf_hist2d_t *h)
+void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
+                    const ompf__placed_t *typed, size_t nxu,
+                    const uint32_t *type, const uint32_t *slot)
 {
-    size_t side = (size_t)n + 2, nb = side * side;
-    if ((nslots + 1) * nb > PLACED_MAX_BINS) { /* two passes */
-        int rc = ompf__hist2d_placed(n, all->ba, all->ca, all->bb, all->cb,
-                                     nxu, NULL, NULL, 1, hall);
-        return rc ? rc
-                  : ompf__hist2d_placed(n, typed->ba, typed->ca, typed->bb,
-                                        typed->cb, nxu, type, slot, nslots,
-                                        h);
+    int64_t *cnt = a->cnt;
+    double *sum = a->sum;
+    size_t side = a->side, nb = a->nb;
+    if (!typed) {
+        for (size_t i = 0; i < nxu; i++)
+            add_xu(cnt, sum, &a->h[0], side, 0, all->ba[i], all->bb[i],
+                   all->ca[i], all->cb[i]);
+        return;
     }
-    memset(hall, 0, sizeof *hall);
-    memset(h, 0, nslots * sizeof *h);
-    int64_t *cnt = calloc((nslots + 1) * nb, sizeof *cnt);
-    double *sum = calloc(2 * (nslots + 1) * nb, sizeof *sum);
-    if (!cnt || !sum) {
-        free(cnt);
-        free(sum);
-        return OMPF_ENOMEM;
-    }
-    /* The all-XU histogram in bins [0, nb), slot s in the nb after s + 1:
-     * the two accumulations are independent and overlap. */
+    /* The all-XU and the type slots' accumulations are independent and
+     * overlap. */
     for (size_t i = 0; i < nxu; i++) {
-        add_xu(cnt, sum, hall, side, 0, all->ba[i], all->bb[i], all->ca[i],
-               all->cb[i]);
+        add_xu(cnt, sum, &a->h[0], side, 0, all->ba[i], all->bb[i],
+               all->ca[i], all->cb[i]);
         if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
             continue;
-        size_t s = slot[type[i]];
-        add_xu(cnt, sum, &h[s], side, (s + 1) * nb, typed->ba[i],
-               typed->bb[i], typed->ca[i], typed->cb[i]);
+        size_t s = 1 + (size_t)slot[type[i]];
+        add_xu(cnt, sum, &a->h[s], side, s * nb, typed->ba[i], typed->bb[i],
+               typed->ca[i], typed->cb[i]);
     }
-    int rc = compact(cnt, sum, nb, hall);
-    for (size_t s = 0; s < nslots && !rc; s++)
-        rc = compact(cnt + (s + 1) * nb, sum + 2 * (s + 1) * nb, nb, &h[s]);
-    free(cnt);
-    free(sum);
+}
+
+int ompf__hacc_finish(ompf__hacc_t *a, ompf_hist2d_t *h)
+{
+    int rc = 0;
+    for (size_t s = 0; s < a->nslots; s++) {
+        h[s] = a->h[s];
+        if (!rc)
+            rc = compact(a->cnt + s * a->nb, a->sum + 2 * s * a->nb, a->nb,
+                         &h[s]);
+    }
+    ompf__hacc_free(a);
     return rc;
+}
+
+void ompf__hacc_free(ompf__hacc_t *a)
+{
+    free(a->cnt);
+    free(a->sum);
+    free(a->h);
+    memset(a, 0, sizeof *a);
 }

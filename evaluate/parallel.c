@@ -1,9 +1,9 @@
-/* A small parallel-for over work items with pthreads and a progress line. */
+/* A small parallel-for over work items with pthreads; progress through
+ * the shared progress line (include/ompfuse/progress.h). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "evaluate_internal.h"
@@ -11,22 +11,13 @@
 
 typedef struct {
     size_t n;
-    atomic_size_t next, done;
+    atomic_size_t next;
     atomic_int failed;
     ompf__work_fn fn;
     void *ctx;
-    const char *label;
-    int progress;
-    pthread_mutex_t lock;
-    double last_print;
+    ompf_progress_t *progress;
+    pthread_mutex_t lock; /* the progress line is not thread-safe */
 } pfor_t;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void *worker(void *arg)
 {
@@ -42,15 +33,9 @@ static void *worker(void *arg)
             atomic_compare_exchange_strong(&pf->failed, &zero, rc);
             break;
         }
-        size_t d = atomic_fetch_add(&pf->done, 1) + 1;
         if (pf->progress) {
-            double t = now_s();
             pthread_mutex_lock(&pf->lock);
-            if (t - pf->last_print > 0.2 || d == pf->n) {
-                pf->last_print = t;
-                fprintf(stderr, "\r%s: %zu/%zu pairs", pf->label, d, pf->n);
-                fflush(stderr);
-            }
+            ompf_progress_add(pf->progress, 1);
             pthread_mutex_unlock(&pf->lock);
         }
     }
@@ -64,12 +49,10 @@ unsigned ompf__default_threads(void)
 }
 
 int ompf__parallel_for(size_t n, unsigned threads, ompf__work_fn fn,
-                       void *ctx, const char *label, int progress)
+                       void *ctx, ompf_progress_t *progress)
 {
-    pfor_t pf = {.n = n, .fn = fn, .ctx = ctx, .label = label,
-                 .progress = progress};
+    pfor_t pf = {.n = n, .fn = fn, .ctx = ctx, .progress = progress};
     atomic_init(&pf.next, 0);
-    atomic_init(&pf.done, 0);
     atomic_init(&pf.failed, 0);
     pthread_mutex_init(&pf.lock, NULL);
     if (threads == 0)
@@ -98,8 +81,6 @@ int ompf__parallel_for(size_t n, unsigned threads, ompf__work_fn fn,
     worker(args[0]);
     for (unsigned t = 1; t <= started; t++)
         pthread_join(th[t], NULL);
-    if (progress && n)
-        fprintf(stderr, "\r%*s\r", 60, "");
     free(th);
     free(args);
     pthread_mutex_destroy(&pf.lock);
