@@ -76,13 +76,19 @@ static void put_constructs(FILE *f, const ompf_profile_t *p)
     fputs("]", f);
 }
 
-static void put_row(FILE *f, const double *v, size_t n)
+/* p: the profile whose XU xi the row is, for its exact counts (NULL for
+ * thread totals, which are doubles). */
+static void put_row(FILE *f, const double *v, size_t n, const ompf_profile_t *p, size_t xi)
 {
     putc('[', f);
     for (size_t e = 0; e < n; e++) {
+        uint64_t u;
         if (e)
             putc(',', f);
-        ompf_jw_num(f, v ? v[e] : OMPF_MISSING);
+        if (p && v && v[e] >= 9007199254740992.0 && ompf_xu_value_u64(p, xi, (uint32_t)e, &u))
+            ompf_jw_u64(f, u);
+        else
+            ompf_jw_num(f, v ? v[e] : OMPF_MISSING);
     }
     putc(']', f);
 }
@@ -95,13 +101,13 @@ static void put_threads(FILE *f, const ompf_profile_t *p)
         const ompf_thread_t *t = ompf_thread_get_const(p, (uint32_t)i);
         fprintf(f, "%s\n  {\"index\":%u,\"os_tid\":%d,\"total\":", i ? "," : "", t->index,
                 t->os_tid);
-        put_row(f, t->total, nev);
+        put_row(f, t->total, nev, NULL, 0);
         fputs(",\"gap\":", f);
-        put_row(f, t->gap, nev);
+        put_row(f, t->gap, nev, NULL, 0);
         fputs(",\"enabled_ns\":", f);
-        put_row(f, t->enabled_ns, nev);
+        put_row(f, t->enabled_ns, nev, NULL, 0);
         fputs(",\"running_ns\":", f);
-        put_row(f, t->running_ns, nev);
+        put_row(f, t->running_ns, nev, NULL, 0);
         fputs("}", f);
     }
     fputs("]", f);
@@ -127,7 +133,7 @@ static int put_xus(FILE *f, const ompf_profile_t *p, ompf_error_t *err)
                 label, x->thread, x->team_thread, x->team_size, x->parts, x->cpu, x->core,
                 x->numa, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns,
                 (unsigned long long)x->iter_start, (unsigned long long)x->iter_count);
-        put_row(f, ompf_xu_values_const(p, i), nev);
+        put_row(f, ompf_xu_values_const(p, i), nev, p, i);
         if (nsrc) {
             const uint64_t *pv = ompf_xu_provenance_const(p, i);
             fputs(",\"provenance\":[", f);

@@ -1023,6 +1023,17 @@ static int build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         }
         if ((rc = ompf_xu_add(out, &x, vals)))
             break;
+        /* Counts above 2^53 keep their exact value (profile.h); the test
+         * is one compare per value, the lookup only for such counts. */
+        for (size_t g = 0; g < c->n_events && !rc; g++) {
+            uint32_t q = c->events[g].provider;
+            uint64_t u;
+            if (vals[g] >= 9007199254740992.0 &&
+                ompf_xu_value_u64(c->runs[q].p, tp[q], (uint32_t)c->runs[q].ev[g], &u))
+                rc = ompf_xu_value_set_u64(out, i, (uint32_t)g, u);
+        }
+        if (rc)
+            break;
         uint64_t *pv = ompf_xu_provenance(out, i);
         for (size_t r = 0; r < n; r++)
             pv[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;

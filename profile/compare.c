@@ -88,10 +88,18 @@ static int compare_xus(const ompf_profile_t *a, const ompf_profile_t *b,
             DIFF("XU %zu (id %llu): fields differ", i, (unsigned long long)x.id);
         const double *va = ompf_xu_values_const(a, i);
         const double *vb = ompf_xu_values_const(b, i);
-        for (size_t e = 0; e < a->n_ev; e++)
+        for (size_t e = 0; e < a->n_ev; e++) {
             if (!val_eq(va[e], vb[e]))
                 DIFF("XU %zu (id %llu) event '%s': %.17g vs %.17g", i,
                      (unsigned long long)x.id, a->ev[e].name, va[e], vb[e]);
+            uint64_t ua = 0, ub = 0; /* exact counts above 2^53 */
+            if (va[e] >= 9007199254740992.0 &&
+                (ompf_xu_value_u64(a, i, (uint32_t)e, &ua) !=
+                     ompf_xu_value_u64(b, i, (uint32_t)e, &ub) || ua != ub))
+                DIFF("XU %zu (id %llu) event '%s': exact counts %llu vs %llu", i,
+                     (unsigned long long)x.id, a->ev[e].name, (unsigned long long)ua,
+                     (unsigned long long)ub);
+        }
         for (size_t s = 0; s < a->n_src; s++)
             if (a->prov[i * a->n_src + s] != b->prov[i * b->n_src + s])
                 DIFF("XU %zu (id %llu): provenance of source %zu differs", i,

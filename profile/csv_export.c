@@ -1,6 +1,6 @@
 /* CSV export: one row per XU, RFC 4180 quoting, values that read back
- * exactly (integers below 2^64 as digits, other numbers with 17
- * significant digits, missing as an empty cell). */
+ * exactly (integers below 2^64 and exact counts as digits, other numbers
+ * with 17 significant digits, missing as an empty cell). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,7 +57,12 @@ int ompf_csv_export(const ompf_profile_t *p, FILE *out, ompf_error_t *err)
                 x->cpu, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns);
         const double *v = ompf_xu_values_const(p, i);
         for (size_t e = 0; e < nev; e++) {
-            csv_value(num, sizeof num, v[e]);
+            uint64_t u;
+            /* Above 2^53 a count may be exact where its double is not. */
+            if (v[e] >= 9007199254740992.0 && ompf_xu_value_u64(p, i, (uint32_t)e, &u))
+                snprintf(num, sizeof num, "%llu", (unsigned long long)u);
+            else
+                csv_value(num, sizeof num, v[e]);
             putc(',', out);
             fputs(num, out);
         }

@@ -314,10 +314,14 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
     }
 
     double *row = malloc((nev + 1) * sizeof *row);
+    uint64_t *xrow = malloc((nev + 1) * sizeof *xrow); /* exact counts of the row */
     strmap_t types = {0};
     fmt_idmap_t ids = {0};
-    if (!row)
+    if (!row || !xrow) {
+        free(row);
+        free(xrow);
         return ompf_error_set(ps->err, OMPF_ENOMEM, "%s: out of memory", ps->name);
+    }
     uint32_t max_thread = 0;
     size_t rows = 0;
     rc = 0;
@@ -442,19 +446,21 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
             BAD(COL_END, "a time in ns not before start_ns");
             break;
         }
+        size_t n_exact = 0;
         for (size_t e = 0; e < nev && !rc; e++) {
             const field_t *v = &f[N_FIXED + e];
             const char *en = ompf_event_get(p, (uint32_t)e)->name;
-            switch (ompf__csv_value(v->s, &row[e])) {
-            case 0: break;
+            switch (ompf__csv_value(v->s, &row[e], &xrow[e])) {
+            case 0: n_exact += xrow[e] != 0; break;
             case -2:
                 rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is above 2^64-1 "
                           "= 18446744073709551615", en, v->s);
                 break;
             case -3:
-                rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is above 2^53 "
-                          "and has no exact 64-bit float; profiles store values as such "
-                          "floats, so it would be rounded", en, v->s);
+                rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is below -2^53 "
+                          "and has no exact 64-bit float; integers beyond 2^53 are kept "
+                          "exactly only as counts (0 to 2^64-1), so it would be rounded",
+                          en, v->s);
                 break;
             case -4:
                 rc = perr(ps, v->line, v->col, OMPF_ERANGE, "column '%s': %s is beyond the "
@@ -475,9 +481,16 @@ static int import_body(parser_t *ps, const ompf_csv_import_opts_t *opts, ompf_pr
             rc = perr(ps, line, 1, rc, "row cannot be added (%s)", ompf_strerror(rc));
             break;
         }
+        /* Counts no double holds keep their exact value (profile.h). */
+        for (size_t e = 0; e < nev && n_exact && !rc; e++)
+            if (xrow[e] && (rc = ompf_xu_value_set_u64(p, rows, (uint32_t)e, xrow[e])))
+                rc = ompf_error_set(ps->err, rc, "%s: out of memory", ps->name);
+        if (rc)
+            break;
         rows++;
     }
     free(row);
+    free(xrow);
     strmap_free(&types);
     fmt_idmap_free(&ids);
     if (rc)

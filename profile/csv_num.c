@@ -46,12 +46,14 @@ int ompf__csv_i32(const char *s, int32_t *out)
 /* An event value: empty (missing), or a decimal number as export writes
  * it: [-]digits[.digits][e[+-]digits], or [-]inf.  No hex, nan (NaN is
  * how a profile stores "missing": a 'nan' cell would come back as an empty
- * one), blanks or '+'.  An integer is read exactly: one that a value (a 64-bit
- * float) cannot hold exactly, above 2^53, is refused rather than rounded.
- * Returns 0, -1 (syntax), -2 (integer above 2^64-1), -3 (integer not
- * exact as a value), -4 (beyond the range of a double). */
-int ompf__csv_value(const char *s, double *out)
+ * one), blanks or '+'.  An integer is read exactly: a count up to 2^64-1
+ * that a value (a 64-bit float) cannot hold goes to *exact (the profile's
+ * exact counts), a negative one is refused rather than rounded.
+ * Returns 0, -1 (syntax), -2 (integer above 2^64-1), -3 (negative integer
+ * not exact as a value), -4 (beyond the range of a double). */
+int ompf__csv_value(const char *s, double *out, uint64_t *exact)
 {
+    *exact = 0;
     if (!*s) {
         *out = OMPF_MISSING;
         return 0;
@@ -71,8 +73,11 @@ int ompf__csv_value(const char *s, double *out)
             return rc;
         double d = (double)u;
         /* 2^64 itself is no uint64_t: compare in double first. */
-        if (d >= 18446744073709551616.0 || (uint64_t)d != u)
-            return -3;
+        if (d >= 18446744073709551616.0 || (uint64_t)d != u) {
+            if (*s == '-')
+                return -3;
+            *exact = u;
+        }
         *out = *s == '-' ? -d : d;
         return 0;
     }

@@ -86,6 +86,8 @@ typedef struct rd {
     uint64_t end_xus, end_chunks;
 
     uint64_t xus_read, xus_dropped;
+
+    fmt_exact_t exact; /* EXACT records, applied after pass 2 */
 } rd_t;
 
 /* Error naming the file and, while decoding, the chunk. */
@@ -564,6 +566,17 @@ static int dec_end(rd_t *r, fmt_cur_t *c)
     return 0;
 }
 
+static int dec_exact(rd_t *r, fmt_cur_t *c, uint32_t count)
+{
+    char why[300];
+    int rc = fmt_exact_decode(&r->exact, c, count, why, sizeof why);
+    if (rc == OMPF_ENOMEM)
+        return oom(r);
+    if (rc)
+        return fail(r, rc, "%s; " MALFORMED, why);
+    return finish_payload(r, c);
+}
+
 static void set_truncated(rd_t *r, const char *why)
 {
     r->truncated = 1;
@@ -649,6 +662,7 @@ static int pass1(rd_t *r)
             case FMT_CHUNK_THREADS: rc = dec_threads(r, &c, h.count); break;
             case FMT_CHUNK_SOURCES: rc = dec_sources(r, &c, h.count); break;
             case FMT_CHUNK_END: rc = dec_end(r, &c); break;
+            case FMT_CHUNK_EXACT: rc = dec_exact(r, &c, h.count); break;
             default: break;
             }
             if (rc)
@@ -1039,6 +1053,7 @@ static void rd_free(rd_t *r)
         free(r->th[i].vals);
     free(r->th);
     free(r->xus);
+    fmt_exact_free(&r->exact);
 }
 
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
@@ -1063,6 +1078,12 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_pr
         rc = resolve(&r);
     if (!rc)
         rc = pass2(&r);
+    if (!rc) {
+        char why[300];
+        r.chunk_type = 0; /* the message names no chunk */
+        int erc = fmt_exact_apply(&r.exact, r.p, r.truncated, why, sizeof why);
+        rc = erc == OMPF_ENOMEM ? oom(&r) : erc ? fail(&r, erc, "%s; " MALFORMED, why) : 0;
+    }
     info->chunks = r.chunks;
     info->xus_read = r.xus_read;
     info->xus_dropped = r.xus_dropped;

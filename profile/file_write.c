@@ -10,6 +10,7 @@
 
 #include "fmt.h"
 #include "ompfuse/file.h"
+#include "profile_internal.h"
 
 int fmt_write_all(int fd, const void *p, size_t n)
 {
@@ -129,6 +130,20 @@ static int write_body(wctx_t *w, const ompf_profile_t *p)
         }
     }
     free(rows);
+
+    /* Exact counts a double cannot hold, after the XUs they refer to. */
+    uint64_t *ex;
+    size_t n_ex;
+    if (ompf__exact_sorted(p, &ex, &n_ex))
+        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 0; i < n_ex && !rc; i += FMT_EXACT_PER_CHUNK) {
+        size_t k = n_ex - i < FMT_EXACT_PER_CHUNK ? n_ex - i : FMT_EXACT_PER_CHUNK;
+        fmt_enc_exact(&w->payload, p, ex + 2 * i, k);
+        rc = emit(w, FMT_CHUNK_EXACT, k);
+    }
+    free(ex);
+    if (rc)
+        return rc;
 
     size_t n_th = ompf_thread_count(p);
     if (n_th) {

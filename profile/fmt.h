@@ -31,7 +31,8 @@ enum {
     FMT_CHUNK_SOURCES = 7,
     FMT_CHUNK_END = 8,
     FMT_CHUNK_PATHS = 9, /* version 2 */
-    FMT_CHUNK_TYPE_MAX = 9
+    FMT_CHUNK_EXACT = 10, /* version 2, skippable */
+    FMT_CHUNK_TYPE_MAX = 10
 };
 
 #define FMT_CF_ZSTD 0x1u      /* payload is one zstd frame */
@@ -259,6 +260,30 @@ void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_
 /* Number of scalar columns of an XUS chunk before the value columns.
  * Version 2 prefixes each of them with a mode (docs/format.md, 1.3). */
 #define FMT_XU_COLUMNS 15
+
+/* ---- EXACT chunk (fmt_exact.c) ---------------------------------------- */
+
+/* Records per EXACT chunk written by ompf_profile_write. */
+#define FMT_EXACT_PER_CHUNK 65536u
+
+/* pairs: n (slot, count) pairs of ompf__exact_sorted. */
+void fmt_enc_exact(fmt_buf_t *b, const ompf_profile_t *p, const uint64_t *pairs, size_t n);
+
+typedef struct fmt_exact_rec {
+    uint64_t xu, event, value;
+} fmt_exact_rec_t;
+typedef struct fmt_exact {
+    fmt_exact_rec_t *rec;
+    size_t n, cap;
+} fmt_exact_t;
+void fmt_exact_free(fmt_exact_t *x);
+/* Collects count records (a bad cursor is left for the caller to report).
+ * 0, OMPF_ENOMEM, or OMPF_EFORMAT with the reason in why. */
+int fmt_exact_decode(fmt_exact_t *x, fmt_cur_t *c, uint32_t count, char *why, size_t len);
+/* Gives the XUs of p (all read) their exact counts.  0, OMPF_ENOMEM, or
+ * OMPF_EFORMAT with the reason in why. */
+int fmt_exact_apply(const fmt_exact_t *x, ompf_profile_t *p, int truncated, char *why,
+                    size_t len);
 
 /* ---- id map: u64 id -> u32 index -------------------------------------- */
 

@@ -11,7 +11,7 @@ const char *fmt_chunk_name(uint32_t type)
 {
     static const char *const names[] = {
         "?", "META", "EVENTS", "CONSTRUCTS", "LABELS",
-        "XUS", "THREADS", "SOURCES", "END", "PATHS",
+        "XUS", "THREADS", "SOURCES", "END", "PATHS", "EXACT",
     };
     return type <= FMT_CHUNK_TYPE_MAX ? names[type] : "unknown";
 }
@@ -247,7 +247,8 @@ int fmt_chunk_append(fmt_buf_t *out, uint32_t type, uint32_t count,
     size_t raw = payload->len;
     if (raw > FMT_MAX_RAW)
         return OMPF_ERANGE;
-    uint32_t flags = 0;
+    /* Optional information: older readers skip it. */
+    uint32_t flags = type == FMT_CHUNK_EXACT ? FMT_CF_SKIPPABLE : 0;
     size_t stored = raw;
     size_t at = out->len; /* the chunk starts here */
     if (level != FMT_NO_COMPRESSION && raw >= 64) {

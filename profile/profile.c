@@ -146,6 +146,7 @@ void ompf_profile_destroy(ompf_profile_t *p)
         free((char *)p->src[i].path);
     free(p->src);
     free(p->prov);
+    ompf__exact_free(p);
     free(p);
 }
 

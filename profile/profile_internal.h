@@ -37,6 +37,13 @@ struct ompf_profile {
     size_t n_src, cap_src;
     ompf_source_t *src;
     uint64_t *prov; /* n_xu x n_src */
+
+    /* Exact counts above 2^53 (exact.c): a sparse open-addressing hash
+     * from value slot (XU index * n_ev + event) + 1 to the count; 0 is an
+     * empty slot, a count of 0 a removed entry.  NULL in the common case,
+     * so it costs no memory per XU. */
+    uint64_t *ex_key, *ex_val;
+    size_t ex_n, ex_cap; /* used entries, power-of-two capacity */
 };
 
 char *ompf__strdup(const char *s);
@@ -44,5 +51,9 @@ void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
 int ompf__label_init(ompf_profile_t *p);
 void ompf__label_free(ompf_profile_t *p);
+void ompf__exact_free(ompf_profile_t *p);
+/* The exact counts that apply, as (slot, count) pairs sorted by slot
+ * (slot = XU index * events + event); *out is freed by the caller. */
+int ompf__exact_sorted(const ompf_profile_t *p, uint64_t **out, size_t *n);
 
 #endif

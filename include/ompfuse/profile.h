@@ -56,7 +56,8 @@ int ompf_error_set(ompf_error_t *err, int code, const char *fmt, ...)
 
 /* ---- values ----------------------------------------------------------- */
 
-/* Event values are IEEE-754 doubles: integer counts are exact up to 2^53,
+/* Event values are IEEE-754 doubles: integer counts are exact up to 2^53
+ * (and counts up to 2^64-1 through the exact counts of ompf_xu_value_u64),
  * HEM estimates may be fractional or negative.  A missing value (not
  * measured, or HEM with no running time) is a dedicated quiet NaN; never 0. */
 double ompf_missing(void);
@@ -286,6 +287,22 @@ double *ompf_xu_values(ompf_profile_t *p, size_t i);
 const double *ompf_xu_values_const(const ompf_profile_t *p, size_t i);
 /* Reserves room for n XUs (optional, for speed). */
 int ompf_xu_reserve(ompf_profile_t *p, size_t n);
+
+/* Exact counts.  A value is a double, which holds every integer up to 2^53
+ * but not every one above (2^53 + 1 has none).  A count up to 2^64-1 keeps
+ * its exact value in a sparse table beside the row (values up to 2^53,
+ * the common case, cost nothing): ompf_xu_value_set_u64 stores it and
+ * puts the nearest double in the row, where arithmetic uses it.  An exact
+ * count applies while the row still holds that double: changing the value
+ * through ompf_xu_values() drops it.  Kept by the file format, CSV import
+ * and export, JSON export and combine (docs/format.md, 1.5). */
+int ompf_xu_value_set_u64(ompf_profile_t *p, size_t i, uint32_t e, uint64_t v);
+/* 1 and *v when value e of XU i is an integer in [0, 2^64-1] (its exact
+ * count, or a double that is such an integer); 0 when it is missing,
+ * negative, fractional or beyond 2^64-1. */
+int ompf_xu_value_u64(const ompf_profile_t *p, size_t i, uint32_t e, uint64_t *v);
+/* Number of values whose exact count no double holds. */
+size_t ompf_xu_exact_count(const ompf_profile_t *p);
 
 /* Threads.  A thread's arrays start as missing values. */
 int ompf_thread_add(ompf_profile_t *p, int32_t os_tid, uint32_t *idx);

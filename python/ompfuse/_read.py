@@ -55,6 +55,27 @@ def _event_column(col, status):
     return col.astype("Int64" if (present < 0).any() else "UInt64")
 
 
+def _rounded(col):
+    """Whether pandas may have rounded a count of this column: float64 with
+    values beyond 2^53, or text (integers beyond 2^63 next to missing
+    values or fractions).  Rare: most columns keep pandas' fast parse."""
+    if col.dtype.kind == "O":
+        return len(col) > 0
+    return col.dtype.kind == "f" and (col.abs() >= 2.0 ** 53).any()
+
+
+def _exact_counts(csv, name, col, status):
+    """Column name again as text: UInt64 with the exact counts when every
+    cell is empty or a count up to 2^64-1, else float64 (correctly rounded
+    by float())."""
+    text = pd.read_csv(csv, usecols=[name], dtype=str, keep_default_na=False)[name]
+    if status != "estimated" and text.str.fullmatch(r"[0-9]*").all():
+        return pd.Series(pd.array([int(t) if t else pd.NA for t in text], dtype="UInt64"),
+                         index=col.index, name=name)
+    return _event_column(pd.Series([float(t) if t else np.nan for t in text],
+                                   index=col.index, name=name, dtype="float64"), status)
+
+
 class Profile:
     """One profile: metadata (dict), events, constructs, threads, xus
     (DataFrames), path, truncated and salvage_note."""
@@ -118,10 +139,11 @@ def read(path, ompfuse=None, resolve=True):
         df = pd.read_csv(csv, dtype={c: t for c, t in _FIXED.items() if t is str},
                          keep_default_na=False, na_values={c: [""] for c in status},
                          float_precision="round_trip")
-    for c, t in _FIXED.items():
-        df[c] = df[c].astype(t)
-    for name in df.columns[len(_FIXED):]:
-        df[name] = _event_column(df[name], status.get(name))
+        for c, t in _FIXED.items():
+            df[c] = df[c].astype(t)
+        for name in df.columns[len(_FIXED):]:
+            df[name] = _exact_counts(csv, name, df[name], status.get(name)) if _rounded(df[name]) \
+                else _event_column(df[name], status.get(name))
     if m["truncated"]:
         warnings.warn("%s: %s" % (os.fspath(path), m["salvage_note"]), stacklevel=2)
     return Profile(os.fspath(path), m, df)

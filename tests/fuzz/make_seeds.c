@@ -67,6 +67,19 @@ int main(int argc, char **argv)
         seeds_of(argv[1], shapes[i].tag, path);
         ompf_profile_destroy(p);
     }
+    /* Exact counts no double holds (an EXACT chunk). */
+    {
+        gen_opts_t o = {.n_xu = 3, .n_threads = 1, .n_events = 2, .seed = 5};
+        ompf_profile_t *p = gen_profile(&o);
+        if (ompf_xu_value_set_u64(p, 0, 0, 9007199254740993ull) ||
+            ompf_xu_value_set_u64(p, 2, 1, UINT64_MAX) ||
+            ompf_profile_write(p, path, &err)) {
+            fprintf(stderr, "exact seed: %s\n", err.msg);
+            return 1;
+        }
+        seeds_of(argv[1], "exact", path);
+        ompf_profile_destroy(p);
+    }
     /* Stream-written: two streams, labels across streams. */
     ompf_profile_t *h;
     ompf_profile_create(&h);

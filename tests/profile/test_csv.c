@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "fmt.h"
 #include "gen.h"
 #include "ompfuse/csv.h"
 #include "ompfuse/file.h"
@@ -252,8 +254,8 @@ static void test_bad_csv(void **state)
 }
 
 /* Integers are read exactly, never through double: counts up to 2^64-1 in
- * the xu, thread and time columns, and event values as long as a value (a
- * 64-bit float) holds them exactly.  export -> import -> export is
+ * the xu, thread and time columns, and event values (test_exact_counts
+ * for the counts no double holds).  export -> import -> export is
  * byte-identical. */
 static void test_integers_exact(void **state)
 {
@@ -321,10 +323,14 @@ static void test_bad_numbers(void **state)
         /* event values at column 22 */
         {"1,a:1,task,0,0,0,1,2,18446744073709551616", OMPF_ERANGE,
          "n.csv:2:22: column 'cycles': 18446744073709551616 is above 2^64-1"},
-        {"1,a:1,task,0,0,0,1,2,9007199254740993", OMPF_ERANGE,
-         "n.csv:2:22: column 'cycles': 9007199254740993 is above 2^53 and has no exact"},
-        {"1,a:1,task,0,0,0,1,2,18446744073709551615", OMPF_ERANGE,
-         "n.csv:2:22: column 'cycles': 18446744073709551615 is above 2^53"},
+        /* counts up to 2^64-1 are exact (test_exact_counts); negative
+         * integers a double cannot hold are refused */
+        {"1,a:1,task,0,0,0,1,2,-9007199254740993", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': -9007199254740993 is below -2^53 and has no exact"},
+        {"1,a:1,task,0,0,0,1,2,-18446744073709551615", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': -18446744073709551615 is below -2^53"},
+        {"1,a:1,task,0,0,0,1,2,-18446744073709551616", OMPF_ERANGE,
+         "n.csv:2:22: column 'cycles': -18446744073709551616 is above 2^64-1"},
         {"1,a:1,task,0,0,0,1,2,0x10", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '0x10' is not a number"},
         {"1,a:1,task,0,0,0,1,2,0x1p3", OMPF_EFORMAT, "n.csv:2:22: column 'cycles': '0x1p3' is not"},
         {"1,a:1,task,0,0,0,1,2,1e999", OMPF_ERANGE, "n.csv:2:22: column 'cycles': 1e999 is beyond"},
@@ -349,6 +355,94 @@ static void test_bad_numbers(void **state)
         }
     }
     assert_int_equal(failures, 0);
+}
+
+/* Counts up to 2^64-1 in event columns, table-driven over the edges of a
+ * double and of a uint64: exact through import, ompf_xu_value_u64, the
+ * file (EXACT chunk, skippable) and export, byte for byte. */
+static void test_exact_counts(void **state)
+{
+    (void)state;
+    static const uint64_t vals[] = {0, 1, (1ull << 53) - 1, 1ull << 53, (1ull << 53) + 1,
+                                    1ull << 63, UINT64_MAX - 1, UINT64_MAX};
+    enum { N = sizeof vals / sizeof *vals };
+    char csv[2048];
+    size_t len = (size_t)snprintf(csv, sizeof csv, "xu,type,kind,label,thread,cpu,start_ns,"
+                                  "end_ns,c,d\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(csv + len, sizeof csv - len, "%d,a:1,task,0.%d,0,0,0,1,%llu,"
+                                "%llu\n", i + 1, i + 1, (unsigned long long)vals[i],
+                                (unsigned long long)vals[N - 1 - i]);
+    ompf_profile_t *p, *q;
+    ompf_error_t err = {0};
+    assert_int_equal(import_text(csv, len, "e.csv", NULL, &p, &err), 0);
+    for (int i = 0; i < N; i++) {
+        uint64_t u = 0, w = 0;
+        assert_true(ompf_xu_value_u64(p, (size_t)i, 0, &u));
+        assert_true(ompf_xu_value_u64(p, (size_t)i, 1, &w));
+        assert_true(u == vals[i] && w == vals[N - 1 - i]);
+        assert_true(ompf_xu_values_const(p, (size_t)i)[0] == (double)vals[i]);
+    }
+    /* 2^53 + 1, 2^64 - 2 and 2^64 - 1 have no double, in both columns */
+    assert_int_equal(ompf_xu_exact_count(p), 6);
+    size_t n1;
+    char *t1 = export_text(p, &n1);
+    assert_int_equal(n1, len);
+    assert_memory_equal(t1, csv, len);
+
+    /* Through a file: the counts come back, and the EXACT chunk is
+     * flagged skippable (older readers read the rounded values). */
+    char path[] = "/tmp/ompf-exact-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ompf_profile_write(p, path, &err), 0);
+    assert_int_equal(ompf_profile_read(path, &q, NULL, &err), 0);
+    assert_int_equal(ompf_profile_compare(p, q, &err), 0);
+    assert_int_equal(ompf_xu_exact_count(q), 6);
+    size_t n2;
+    char *t2 = export_text(q, &n2);
+    assert_int_equal(n2, len);
+    assert_memory_equal(t2, csv, len);
+    unsigned char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char chunk[4096];
+    while ((n2 = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        buf = realloc(buf, blen + n2);
+        memcpy(buf + blen, chunk, n2);
+        blen += n2;
+    }
+    fclose(f);
+    unlink(path);
+    int seen = 0;
+    for (size_t off = FMT_HEADER_SIZE; off + FMT_CHUNK_HEADER_SIZE <= blen;
+         off += FMT_CHUNK_HEADER_SIZE + fmt_get_u64(buf + off + 8))
+        if (fmt_get_u32(buf + off) == FMT_CHUNK_EXACT) {
+            seen++;
+            assert_true(fmt_get_u32(buf + off + 4) & FMT_CF_SKIPPABLE);
+            assert_int_equal(fmt_get_u32(buf + off + 24), 6);
+        }
+    assert_int_equal(seen, 1);
+    free(buf);
+
+    /* An exact count applies only while its row holds its double. */
+    double *row = ompf_xu_values(p, 4);
+    uint64_t u;
+    row[0] = 5;
+    assert_true(ompf_xu_value_u64(p, 4, 0, &u) && u == 5);
+    assert_int_equal(ompf_xu_value_set_u64(p, 4, 0, 7), 0); /* drops 2^53 + 1 */
+    row[0] = 9007199254740992.0;
+    assert_true(ompf_xu_value_u64(p, 4, 0, &u) && u == 1ull << 53);
+    row[0] = 1.5;
+    assert_false(ompf_xu_value_u64(p, 4, 0, &u));
+    assert_int_equal(ompf_xu_exact_count(p), 5);
+    assert_int_equal(ompf_xu_value_set_u64(p, 99, 0, 7), OMPF_EINVAL);
+    free(t1);
+    free(t2);
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
 }
 
 /* The header may name at most OMPF_MAX_EVENTS events: at the limit it
@@ -389,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_sizes),
         cmocka_unit_test(test_integers_exact),
         cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_column_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every subcommand that reads a file, table-driven, against inputs that are
-# not a usable file: a FIFO (must not block: a hang is killed by timeout
-# and fails), a directory, a device, a symlink loop, an empty file, and a
+# not a usable file: a FIFO (refused within 1 s: a hang is killed by
+# timeout and fails), a directory, a device, a symlink loop, an empty file, and a
 # file declaring more than a limit (a profile with 10^5 events, a CSV with
 # 10^5 columns).  Each must exit 2 with one message naming the path (and
 # the reason where it is fixed).
@@ -87,10 +87,27 @@ for c in "${cmds[@]}"; do
     case $flags in *csv*) in=$in.csv ;; esac
     case $flags in *text*) [ $kind = big ] && continue ;; esac
     line=${cmd//@/$in}
-    # shellcheck disable=SC2086
-    timeout 10 "$B" $line >/dev/null 2>"$T/err"
-    rc=$?
-    if [ $rc = 124 ]; then bad "$line: hung (killed after 10 s)"; continue; fi
+    # A FIFO must be refused within 1 s (issue #22).  The time is measured
+    # around the command, so it includes starting the process, which under
+    # ASan on a loaded 2-core machine can alone take a second now and then:
+    # an attempt over 1 s is retried, up to 3 attempts, and the case fails
+    # only when every attempt took longer.  A reader that blocks on the
+    # FIFO takes longer every time (it is killed after 3 s), so no hang
+    # passes; a slow start passes once one attempt is quick.
+    tries=1
+    [ $kind = fifo ] && tries=3
+    for ((a = 1; a <= tries; a++)); do
+      t0=${EPOCHREALTIME/./}
+      # shellcheck disable=SC2086
+      timeout $([ $kind = fifo ] && echo 3 || echo 10) "$B" $line >/dev/null 2>"$T/err"
+      rc=$?
+      ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+      [ $kind != fifo ] || [ $ms -le 1000 ] && break
+    done
+    if [ $rc = 124 ]; then bad "$line: hung (killed)"; continue; fi
+    if [ $kind = fifo ] && [ $ms -gt 1000 ]; then
+      bad "$line: took $ms ms to refuse a FIFO in each of $tries attempts, want <= 1000"; continue
+    fi
     if [ $rc != 2 ]; then bad "$line: exit $rc, want 2: $(head -c 300 "$T/err")"; continue; fi
     if ! grep -qF -- "$in" "$T/err"; then bad "$line: message lacks the path: $(head -c 300 "$T/err")"; continue; fi
     frag=${why[$kind]}

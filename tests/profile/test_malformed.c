@@ -639,7 +639,75 @@ static bytes_t c_version1(void)
     return b;
 }
 
+/* One XU (id 1) with value v, then an EXACT chunk of n records. */
+static bytes_t exact_file(double v, const fmt_exact_rec_t *r, size_t n)
+{
+    fb_t f;
+    fb_prefix(&f);
+    ompf_xu_t x = {.id = 1, .parts = 1, .kind = OMPF_XU_TASK, .cpu = -1, .core = -1,
+                   .numa = -1};
+    fmt_xu_row_t row = {.xu = &x, .cid = 1, .lid = 0, .values = &v};
+    fmt_enc_xus(&f.pl, &row, 1, 1, 0);
+    fb_chunk(&f, FMT_CHUNK_XUS, 1);
+    f.xus++;
+    for (size_t i = 0; i < n; i++) {
+        fmt_buf_uv(&f.pl, r[i].xu);
+        fmt_buf_uv(&f.pl, r[i].event);
+        fmt_buf_uv(&f.pl, r[i].value);
+    }
+    fb_chunk(&f, FMT_CHUNK_EXACT, (uint32_t)n);
+    return fb_done(&f);
+}
+#define P53 9007199254740992ull
+static bytes_t c_exact_valid(void)
+{
+    fmt_exact_rec_t r[] = {{1, 0, P53 + 1}};
+    return exact_file((double)P53, r, 1);
+}
+static bytes_t c_exact_holdable(void)
+{
+    fmt_exact_rec_t r[] = {{1, 0, P53 + 2}};
+    return exact_file((double)(P53 + 2), r, 1);
+}
+static bytes_t c_exact_disagrees(void)
+{
+    fmt_exact_rec_t r[] = {{1, 0, P53 + 1}};
+    return exact_file(5, r, 1);
+}
+static bytes_t c_exact_no_xu(void)
+{
+    fmt_exact_rec_t r[] = {{2, 0, P53 + 1}};
+    return exact_file((double)P53, r, 1);
+}
+static bytes_t c_exact_no_event(void)
+{
+    fmt_exact_rec_t r[] = {{1, 1, P53 + 1}};
+    return exact_file((double)P53, r, 1);
+}
+static bytes_t c_exact_twice(void)
+{
+    fmt_exact_rec_t r[] = {{1, 0, P53 + 1}, {1, 0, P53 + 1}};
+    return exact_file((double)P53, r, 2);
+}
+static bytes_t c_exact_short(void)
+{
+    fmt_exact_rec_t r[] = {{1, 0, P53 + 1}};
+    bytes_t b = exact_file((double)P53, r, 1);
+    size_t off = find_chunk(&b, FMT_CHUNK_EXACT);
+    fmt_put_u32(b.d + off + 24, 2); /* two records announced, one there */
+    fix_crc(&b, off);
+    return b;
+}
+
 static const mcase_t cases[] = {
+    {"exact count", c_exact_valid, 0, NULL},
+    {"exact count a double holds", c_exact_holdable, OMPF_EFORMAT, "is one a value holds"},
+    {"exact count disagrees", c_exact_disagrees, OMPF_EFORMAT,
+     "exact count 9007199254740993 disagrees with the value"},
+    {"exact count of no XU", c_exact_no_xu, OMPF_EFORMAT, "refers to XU id 2, which is not"},
+    {"exact count of no event", c_exact_no_event, OMPF_EFORMAT, "names no event"},
+    {"exact count twice", c_exact_twice, OMPF_EFORMAT, "has two exact counts"},
+    {"exact records short", c_exact_short, OMPF_EFORMAT, "runs past the end"},
     {"version 2 label paths", c_paths_valid, 0, NULL},
     {"version 1 file", c_version1, 0, NULL},
     {"label path of 0 nodes", c_paths_empty, OMPF_EFORMAT, "has 0 nodes"},
