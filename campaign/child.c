@@ -121,6 +121,10 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     setenv("OMPFUSE_OUTPUT", r->profile, 1);
     setenv("OMPFUSE_MODE", ompf_plan_role_mode(r->role), 1);
     setenv("OMPFUSE_ROLE", ompf_plan_role_name(r->role), 1);
+    /* the tool's start-up cache (event encodings, TSC rate, topology): the
+     * first run learns them, the others read them (docs/tool.md) */
+    if (!getenv("OMPFUSE_CACHE_DIR"))
+        setenv("OMPFUSE_CACHE_DIR", c->dir, 1);
     if (c->slots) {
         char s[32];
         snprintf(s, sizeof s, "%u", c->slots);

@@ -1,5 +1,7 @@
 /* ompfuse export: profiles to CSV (csv.h), JSON, a Perfetto timeline or an
  * OTF2 archive (export.h).  Formats: docs/export.md. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "ompfuse/export.h"
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
+#include "ompfuse/progress.h"
 
 static void export_usage(FILE *f)
 {
@@ -140,11 +143,15 @@ static int parse_args(int argc, char **argv, opts_t *o)
 /* Reads every profile (a truncated one with a warning and its note). */
 static int read_all(const opts_t *o, ompf_export_input_t *in, ompf_read_info_t *info)
 {
+    ompf_progress_t *prog = ompf_progress_create("ompfuse export: reading", o->n, "profiles",
+                                                 ompf_progress_wanted(0) && o->n > 1);
     for (size_t k = 0; k < o->n; k++) {
+        ompf_progress_update(prog, k);
         ompf_profile_t *p = NULL;
         ompf_error_t err = {0};
         int rc = ompf_profile_read(o->in[k], &p, &info[k], &err);
         if (rc && rc != OMPF_ETRUNC) {
+            ompf_progress_destroy(prog);
             fprintf(stderr, "ompfuse export: %s\n", err.msg);
             return 2;
         }
@@ -156,8 +163,29 @@ static int read_all(const opts_t *o, ompf_export_input_t *in, ompf_read_info_t *
         if (o->resolve && ompf_resolve_constructs(p, &err) < 0)
             fprintf(stderr, "ompfuse export: warning: %s\n", err.msg);
     }
+    ompf_progress_destroy(prog);
     return 0;
 }
+
+/* The progress line of a write: a stream in front of the output file that
+ * counts what passes (the writers stream, so bytes are the only measure of
+ * progress they share). */
+typedef struct counted {
+    FILE *to;
+    uint64_t bytes;
+    ompf_progress_t *prog;
+} counted_t;
+
+static ssize_t counted_write(void *c, const char *buf, size_t n)
+{
+    counted_t *k = c;
+    size_t w = fwrite(buf, 1, n, k->to);
+    k->bytes += w;
+    ompf_progress_update(k->prog, k->bytes >> 20);
+    return w == n ? (ssize_t)n : -1;
+}
+
+static const char *const format_names[] = {"csv", "json", "perfetto", "metadata"};
 
 /* Writes one file atomically with the given writer. */
 static int write_file(const char *path, const opts_t *o, const ompf_export_input_t *in,
@@ -171,6 +199,14 @@ static int write_file(const char *path, const opts_t *o, const ompf_export_input
         fprintf(stderr, "ompfuse export: %s\n", err.msg);
         return 2;
     }
+    char label[64];
+    snprintf(label, sizeof label, "ompfuse export %s",
+             what >= F_CSV && what <= F_PERFETTO ? format_names[what - F_CSV] : "metadata");
+    counted_t k = {fp, 0, ompf_progress_create(label, 0, "MB written", ompf_progress_wanted(0))};
+    FILE *out = k.prog ? fopencookie(&k, "w", (cookie_io_functions_t){.write = counted_write})
+                       : NULL;
+    if (out)
+        fp = out;
     int rc;
     if (what == F_CSV)
         rc = ompf_csv_export(in[0].profile, fp, &err);
@@ -180,6 +216,9 @@ static int write_file(const char *path, const opts_t *o, const ompf_export_input
         rc = ompf_export_perfetto(in, o->n, o->counters ? OMPF_EXPORT_COUNTERS : 0, fp, &err);
     else
         rc = ompf_export_json(in, o->n, OMPF_EXPORT_NO_XUS, fp, &err);
+    if (out && fclose(out) != 0 && !rc)
+        rc = ompf_error_set(&err, OMPF_EIO, "write failed: %s", strerror(errno));
+    ompf_progress_destroy(k.prog);
     if (rc) {
         ompf_outfile_abort(of);
         fprintf(stderr, "ompfuse export: %s: %s\n", path, err.msg);

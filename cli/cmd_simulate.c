@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "ompfuse/file.h"
+#include "ompfuse/progress.h"
 #include "ompfuse/simulate.h"
 
 static void usage(FILE *f)
@@ -37,6 +38,9 @@ static void usage(FILE *f)
             "  --set KEY=VALUE      override a model parameter (repeatable)\n"
             "  --no-truth           do not write truth.ompf\n"
             "  --truth-skip-references  leave reference runs out of the truth (smaller)\n"
+            "  --max-size SIZE      refuse to write more than about SIZE bytes (suffix K, M,\n"
+            "                       G: powers of 1000; default 1G): prints the estimate\n"
+            "  -y, --yes            write even when the estimate exceeds --max-size\n"
             "  --score TRUTH P...   per-XU error of profiles (fused or simulated runs)\n"
             "  -q, --quiet          no progress on stderr\n"
             "  -h, --help           this text\n" OMPF_CLI_EXIT_HELP);
@@ -53,6 +57,67 @@ static int parse_u64(const char *s, uint64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* SIZE with an optional K/M/G/T suffix (powers of 1000). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    double v = strtod(s, &end);
+    const char *sfx = "KMGT";
+    const char *k = *end ? strchr(sfx, *end) : NULL;
+    if (errno || end == s || (*end && (!k || end[1])) || !(v >= 0) || v > 1e18)
+        return -1;
+    for (const char *q = sfx; k && q <= k; q++)
+        v *= 1000;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static void human(uint64_t b, char *buf, size_t n)
+{
+    if (b >= 1000000000u)
+        snprintf(buf, n, "%.2f GB", (double)b / 1e9);
+    else if (b >= 1000000u)
+        snprintf(buf, n, "%.1f MB", (double)b / 1e6);
+    else
+        snprintf(buf, n, "%.1f kB", (double)b / 1e3);
+}
+
+/* Estimates the output; above max_size refuses (2) unless yes.  A refusal
+ * rather than a warning: simulate runs unattended in scripts, where a
+ * warning scrolls by while the disk fills. */
+static int check_size(const ompf_sim_model_t *m, const ompf_sim_plan_t *plan, uint64_t seed,
+                      int truth_mode, uint64_t max_size, int yes, int quiet, const char *outdir)
+{
+    ompf_sim_estimate_t est;
+    ompf_error_t err = {0, ""};
+    if (ompf_sim_estimate(m, plan, seed, truth_mode, max_size, &est, &err)) {
+        fprintf(stderr, "ompfuse simulate: estimating the output size: %s\n", err.msg);
+        return 2;
+    }
+    if (est.bound_only || est.bytes <= max_size)
+        return 0;
+    char all[32], runs[32], truth[32], lim[32];
+    human(est.bytes, all, sizeof all);
+    human(est.run_bytes, runs, sizeof runs);
+    human(est.truth_bytes, truth, sizeof truth);
+    human(max_size, lim, sizeof lim);
+    if (yes) {
+        if (!quiet)
+            fprintf(stderr, "ompfuse simulate: writing about %s in %llu files to %s\n", all,
+                    (unsigned long long)est.files, outdir);
+        return 0;
+    }
+    fprintf(stderr,
+            "ompfuse simulate: this would write about %s in %llu files to %s (runs %s, "
+            "truth %s), more than --max-size %s; pass --yes to write it, or make it smaller "
+            "(--no-truth, --truth-skip-references, --ref-repeats, --set xus=N)\n",
+            all, (unsigned long long)est.files, outdir, runs, truth, lim);
+    return 2;
 }
 
 static int mkdir_p(const char *dir)
@@ -162,8 +227,8 @@ static int write_text(const char *path, const ompf_sim_model_t *m, const ompf_si
 int ompf_cmd_simulate(int argc, char **argv)
 {
     const char *model_spec = NULL, *plan_path = NULL, *outdir = NULL, *show = NULL;
-    uint64_t seed = 1, slots = 0, ref_repeats = 3, hem_repeats = 1;
-    int no_truth = 0, skip_refs = 0, quiet = !isatty(2), list = 0;
+    uint64_t seed = 1, slots = 0, ref_repeats = 3, hem_repeats = 1, max_size = 1000000000u;
+    int no_truth = 0, skip_refs = 0, quiet = 0, list = 0, yes = 0;
     kv_t sets[256];
     int n_sets = 0;
     for (int i = 1; i < argc; i++) {
@@ -189,11 +254,15 @@ int ompf_cmd_simulate(int argc, char **argv)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
             takes = 0;
+        } else if (!strcmp(a, "-y") || !strcmp(a, "--yes")) {
+            yes = 1;
+            takes = 0;
         } else if (!v) {
             if (!strcmp(a, "--model") || !strcmp(a, "--runs") || !strcmp(a, "-o") ||
                 !strcmp(a, "--output") || !strcmp(a, "--seed") || !strcmp(a, "--set") ||
                 !strcmp(a, "--plan-auto") || !strcmp(a, "--ref-repeats") ||
-                !strcmp(a, "--hem-repeats") || !strcmp(a, "--show-model"))
+                !strcmp(a, "--hem-repeats") || !strcmp(a, "--show-model") ||
+                !strcmp(a, "--max-size"))
                 fprintf(stderr, "ompfuse simulate: %s needs a value; see --help\n", a);
             else
                 fprintf(stderr, "ompfuse simulate: unknown option '%s'; see --help\n", a);
@@ -220,6 +289,11 @@ int ompf_cmd_simulate(int argc, char **argv)
             }
             *(!strcmp(a, "--plan-auto") ? &slots : !strcmp(a, "--ref-repeats") ? &ref_repeats
                                                                                  : &hem_repeats) = x;
+        } else if (!strcmp(a, "--max-size")) {
+            if (parse_size(v, &max_size)) {
+                fprintf(stderr, "ompfuse simulate: --max-size '%s' is not a size (e.g. 500M, 2G)\n", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--set")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || n_sets == 256) {
@@ -287,6 +361,12 @@ int ompf_cmd_simulate(int argc, char **argv)
         status = 2;
         goto done;
     }
+    if ((status = check_size(m, plan, seed,
+                             no_truth    ? OMPF_SIM_TRUTH_NONE
+                             : skip_refs ? OMPF_SIM_TRUTH_NO_REFERENCES
+                                         : OMPF_SIM_TRUTH_ALL,
+                             max_size, yes, quiet, outdir)))
+        goto done;
     if (mkdir_p(outdir)) {
         fprintf(stderr, "ompfuse simulate: cannot create output directory '%s': %s\n", outdir,
                 strerror(errno));
@@ -319,6 +399,8 @@ int ompf_cmd_simulate(int argc, char **argv)
     size_t n_prefix = 0, total_runs = ompf_sim_plan_runs(plan);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    ompf_progress_t *prog = ompf_progress_create("ompfuse simulate", total_runs, "runs",
+                                                 ompf_progress_wanted(quiet));
     for (size_t li = 0; li < ompf_sim_plan_count(plan) && !status; li++) {
         const ompf_sim_plan_line_t *ln = ompf_sim_plan_get(plan, li);
         const char *prefix = ln->group[0] ? ln->group : ompf_sim_role_name(ln->role);
@@ -364,12 +446,10 @@ int ompf_cmd_simulate(int argc, char **argv)
             }
             fputc('\n', tsv);
             ompf_profile_destroy(p);
-            if (!quiet)
-                fprintf(stderr, "\rompfuse simulate: %u/%zu runs", run_no + 1, total_runs);
+            ompf_progress_update(prog, run_no + 1);
         }
     }
-    if (!quiet)
-        fputc('\n', stderr);
+    ompf_progress_destroy(prog);
     if (!status && truth) {
         snprintf(path, sizeof path, "%s/truth.ompf", outdir);
         ompf_stale_tmp_remove(path, stderr, "ompfuse simulate");
@@ -385,7 +465,7 @@ int ompf_cmd_simulate(int argc, char **argv)
         }
         tsv_o = NULL;
     }
-    if (!status && !quiet) {
+    if (!status && !quiet && isatty(2)) {
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         fprintf(stderr, "ompfuse simulate: %zu runs of %u XUs written to %s in %.2f s\n",

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct cnt_event {
     char reason[256];
     char *path;   /* uprobe binary attr.config1 points to */
     int hardware; /* on a PMU the kernel multiplexes */
+    int pfm;      /* encoded by libpfm4 (or its cached encoding) */
 };
 
 struct ompf_cnt_set {
@@ -79,7 +81,56 @@ int ompf_cnt_paranoid(void)
     return v;
 }
 
-static void encode(struct cnt_event *e)
+/* The perf_event_attr bit-field word (disabled, exclude_*, precise_ip,
+ * ...): the u64 after read_format. */
+#define FLAGS_OFF (offsetof(struct perf_event_attr, read_format) + sizeof(uint64_t))
+
+/* The attr an encoding text stands for: 0, or -1 when text is not one. */
+static int from_text(const char *text, struct perf_event_attr *a)
+{
+    unsigned type;
+    unsigned long long cfg, c1, c2, period, flags;
+    char tail;
+    if (sscanf(text, "%x %llx %llx %llx %llx %llx%c", &type, &cfg, &c1, &c2,
+               &period, &flags, &tail) != 6)
+        return -1;
+    memset(a, 0, sizeof *a);
+    a->type = type;
+    a->size = sizeof *a;
+    a->config = cfg;
+    a->config1 = c1;
+    a->config2 = c2;
+    a->sample_period = period;
+    uint64_t f = flags;
+    memcpy((char *)a + FLAGS_OFF, &f, sizeof f);
+    return 0;
+}
+
+int ompf_cnt_set_encoding(const ompf_cnt_set_t *s, size_t i, char *buf,
+                          size_t n)
+{
+    if (!s || i >= s->n || !buf || !n || !s->ev[i].pfm || s->ev[i].fail)
+        return 0;
+    const struct perf_event_attr *a = &s->ev[i].attr;
+    uint64_t f;
+    memcpy(&f, (const char *)a + FLAGS_OFF, sizeof f);
+    int w = snprintf(buf, n, "%x %llx %llx %llx %llx %llx", a->type,
+                     (unsigned long long)a->config,
+                     (unsigned long long)a->config1,
+                     (unsigned long long)a->config2,
+                     (unsigned long long)a->sample_period,
+                     (unsigned long long)f);
+    struct perf_event_attr back;
+    /* only what the text gives back whole (no other field set) */
+    if (w <= 0 || (size_t)w >= n || from_text(buf, &back) ||
+        memcmp(&back, a, sizeof back)) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return w;
+}
+
+static void encode(struct cnt_event *e, ompf_cnt_lookup_t lookup, void *ctx)
 {
     memset(&e->attr, 0, sizeof e->attr);
     /* perf's own syntax first (tracepoints, uprobes, sysfs PMUs) */
@@ -93,6 +144,14 @@ static void encode(struct cnt_event *e)
         snprintf(e->reason, sizeof e->reason, "%s", src.fail ? src.reason : "");
         return;
     }
+    const char *cached = lookup ? lookup(e->name, ctx) : NULL;
+    if (cached && from_text(cached, &e->attr) == 0) {
+        e->pfm = 1;
+        goto encoded;
+    }
+    /* libpfm4 only now: its initialisation scans every PMU (and, with
+     * debugfs mounted, every tracepoint), milliseconds per process */
+    pthread_once(&pfm_once, pfm_init_once);
     if (pfm_status != PFM_SUCCESS) {
         e->fail = OMPF_CNT_NO_PMU;
         snprintf(e->reason, sizeof e->reason,
@@ -140,6 +199,8 @@ static void encode(struct cnt_event *e)
                  pfm_strerror(rc));
         return;
     }
+    e->pfm = 1;
+encoded:
     e->attr.size = sizeof e->attr;
     e->fail = OMPF_CNT_OK;
     e->reason[0] = '\0';
@@ -148,8 +209,8 @@ static void encode(struct cnt_event *e)
                   t == PERF_TYPE_RAW || t >= PERF_TYPE_MAX;
 }
 
-int ompf_cnt_set_create(const char *const *names, size_t n,
-                        ompf_cnt_set_t **out, ompf_error_t *err)
+static int create(const char *const *names, size_t n, ompf_cnt_lookup_t lookup,
+                  void *ctx, ompf_cnt_set_t **out, ompf_error_t *err)
 {
     if (!out || (n && !names)) {
         seterr(err, OMPF_EINVAL, "ompf_cnt_set_create: invalid arguments");
@@ -162,7 +223,6 @@ int ompf_cnt_set_create(const char *const *names, size_t n,
                n, OMPF_CNT_MAX_EVENTS);
         return OMPF_EINVAL;
     }
-    pthread_once(&pfm_once, pfm_init_once);
     ompf_cnt_set_t *s = calloc(1, sizeof *s);
     if (!s) {
         seterr(err, OMPF_ENOMEM, "out of memory");
@@ -177,14 +237,27 @@ int ompf_cnt_set_create(const char *const *names, size_t n,
             return OMPF_ENOMEM;
         }
         s->n = i + 1;
-        encode(&s->ev[i]);
+        encode(&s->ev[i], lookup, ctx);
     }
     *out = s;
     return 0;
 }
 
+int ompf_cnt_set_create(const char *const *names, size_t n,
+                        ompf_cnt_set_t **out, ompf_error_t *err)
+{
+    return create(names, n, NULL, NULL, out, err);
+}
+
 int ompf_cnt_set_parse(const char *list, ompf_cnt_set_t **out,
                        ompf_error_t *err)
+{
+    return ompf_cnt_set_parse_cached(list, NULL, NULL, out, err);
+}
+
+int ompf_cnt_set_parse_cached(const char *list, ompf_cnt_lookup_t lookup,
+                              void *ctx, ompf_cnt_set_t **out,
+                              ompf_error_t *err)
 {
     if (!list || !out) {
         seterr(err, OMPF_EINVAL, "ompf_cnt_set_parse: invalid arguments");
@@ -232,7 +305,7 @@ int ompf_cnt_set_parse(const char *list, ompf_cnt_set_t **out,
         }
     }
     if (rc == 0)
-        rc = ompf_cnt_set_create(names, n, out, err);
+        rc = create(names, n, lookup, ctx, out, err);
     free(copy);
     return rc;
 }

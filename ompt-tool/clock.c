@@ -64,14 +64,37 @@ static uint64_t pair(uint64_t *ns, uint64_t *c)
 }
 #endif
 
+/* c cycles in ns (perf's userpage arithmetic: no overflow). */
+static uint64_t conv(const ft_clock_t *k, uint64_t c)
+{
+    uint64_t quot = c >> k->shift;
+    uint64_t rem = c & (((uint64_t)1 << k->shift) - 1);
+    return quot * k->mult + ((rem * k->mult) >> k->shift);
+}
+
 void ft_clock_init(void)
 {
 #if defined(__x86_64__)
+    /* the kernel can leave the TSC at run time: always asked */
     if (!file_has("/sys/devices/system/clocksource/clocksource0/"
-                  "current_clocksource", "tsc") ||
-        !file_has("/proc/cpuinfo", "constant_tsc"))
+                  "current_clocksource", "tsc"))
+        return;
+    ft_clock_t c;
+    /* the rate is per boot (start-up cache); only the offset is new */
+    int cached = ft_cache_clock(&c.mult, &c.shift);
+    if (cached < 0)
         return;
     uint64_t n0, c0, n1, c1;
+    if (cached > 0 && pair(&n1, &c1) != UINT64_MAX) {
+        c.zero = n1 - conv(&c, c1);
+        c.tsc = 1;
+        ft_clk = c;
+        return;
+    }
+    if (!file_has("/proc/cpuinfo", "constant_tsc")) {
+        ft_cache_put_clock(0, 0, 0);
+        return;
+    }
     uint64_t w0 = pair(&n0, &c0), w1;
     if (w0 == UINT64_MAX)
         return;
@@ -88,17 +111,14 @@ void ft_clock_init(void)
     }
     /* ns = zero + (c * mult) >> shift, evaluated as in perf's userpage */
     double ns_per_cycle = (double)(n1 - n0) / (double)(c1 - c0);
-    ft_clock_t c;
     c.shift = 24;
     c.mult = (uint32_t)(ns_per_cycle * (double)(1u << 24) + 0.5);
     if (c.mult == 0 || ns_per_cycle > 100.0)
         return;
-    uint64_t quot = c1 >> c.shift;
-    uint64_t rem = c1 & (((uint64_t)1 << c.shift) - 1);
-    uint64_t conv = quot * c.mult + ((rem * c.mult) >> c.shift);
-    c.zero = n1 - conv;
+    c.zero = n1 - conv(&c, c1);
     c.tsc = 1;
     ft_clk = c;
+    ft_cache_put_clock(1, c.mult, c.shift);
 #endif
 }
 

@@ -177,7 +177,8 @@ static void configure_events(void)
     if (!list)
         list = "";
     ompf_error_t err = {0, ""};
-    if (ompf_cnt_set_parse(list, &ft_g.set, &err) != 0) {
+    if (ompf_cnt_set_parse_cached(list, ft_cache_event, NULL, &ft_g.set,
+                                  &err) != 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "OMPFUSE_EVENTS: %s; counting no events",
                  err.msg);
@@ -185,6 +186,11 @@ static void configure_events(void)
         ompf_cnt_set_parse("", &ft_g.set, &err);
     }
     ft_g.nev = ompf_cnt_set_size(ft_g.set);
+    for (size_t i = 0; i < ft_g.nev; i++) {
+        char enc[160];
+        if (ompf_cnt_set_encoding(ft_g.set, i, enc, sizeof enc))
+            ft_cache_put_event(ompf_cnt_set_name(ft_g.set, i), enc);
+    }
     for (size_t i = 0; i < ft_g.nev; i++) {
         const char *why;
         if (ompf_cnt_set_status(ft_g.set, i, &why) != OMPF_CNT_OK) {
@@ -387,6 +393,8 @@ static int tool_initialize(ompt_function_lookup_t lookup,
         return 0;
     }
     ft_g.get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
+    uint64_t start_ns = ft_now_slow(); /* the start-up's cost: verbose */
+    ft_cache_load();
     ft_clock_init();
     ft_g.t0_ns = ft_now();
     ft_g.pid = getpid();
@@ -394,6 +402,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
     if (ft_constructs_init((void *)lookup) != 0)
         return 0;
     ft_topo_init();
+    ft_cache_save();
     if (build_header() != 0) {
         ft_warn_once("nomem", "warning: out of memory; not profiling");
         return 0;
@@ -445,6 +454,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
     ft_verbose("profiling to %s (mode %s, %zu events, runtime %s)",
                ft_g.out_path, ft_g.mode, ft_g.nev,
                runtime_version ? runtime_version : "unknown");
+    ft_verbose("start-up took %.3f ms", (double)(ft_now_slow() - start_ns) / 1e6);
     return 1;
 }
 

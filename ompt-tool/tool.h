@@ -297,6 +297,20 @@ ft_construct_memo(ft_thread_t *t, const void *codeptr,
     return id;
 }
 
+/* cache.c: the start-up cache (OMPFUSE_CACHE_DIR): loaded before the
+ * clock, events and topology are set up, saved after; without it every
+ * lookup misses and every put is ignored. */
+void ft_cache_load(void);
+void ft_cache_save(void);
+const char *ft_cache_event(const char *name, void *ctx); /* ompf_cnt_lookup_t */
+void ft_cache_put_event(const char *name, const char *enc);
+/* 1 TSC (mult, shift), -1 no usable TSC, 0 not cached */
+int ft_cache_clock(uint32_t *mult, uint16_t *shift);
+void ft_cache_put_clock(int tsc, uint32_t mult, uint16_t shift);
+/* CPUs in the table (0: not cached) */
+int ft_cache_topo(const int32_t **core, const int32_t **numa);
+void ft_cache_put_topo(int n, const int32_t *core, const int32_t *numa);
+
 /* topo.c */
 void ft_topo_init(void);
 void ft_topo_of(int cpu, int32_t *core, int32_t *numa);

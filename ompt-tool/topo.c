@@ -2,6 +2,7 @@
  * the per-XU lookup is an array access. */
 #include <hwloc.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tool.h"
 
@@ -10,6 +11,21 @@ static int ncpus;
 
 void ft_topo_init(void)
 {
+    const int32_t *core_c, *numa_c;
+    int n = ft_cache_topo(&core_c, &numa_c);
+    if (n > 0) {
+        cpu_core = malloc(sizeof(int32_t) * (size_t)n);
+        cpu_numa = malloc(sizeof(int32_t) * (size_t)n);
+        if (cpu_core && cpu_numa) {
+            memcpy(cpu_core, core_c, sizeof(int32_t) * (size_t)n);
+            memcpy(cpu_numa, numa_c, sizeof(int32_t) * (size_t)n);
+            ncpus = n;
+            return;
+        }
+        free(cpu_core);
+        free(cpu_numa);
+        cpu_core = cpu_numa = NULL;
+    }
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) < 0)
         return;
@@ -58,6 +74,7 @@ void ft_topo_init(void)
     }
     ncpus = maxos + 1;
     hwloc_topology_destroy(topo);
+    ft_cache_put_topo(ncpus, cpu_core, cpu_numa);
 }
 
 void ft_topo_of(int cpu, int32_t *core, int32_t *numa)

@@ -70,11 +70,7 @@ int ompf_catalog_load(ompf_catalog_t **out, ompf_error_t *err)
     if (!out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_catalog_load: no output");
     *out = NULL;
-    /* the counters library initialises libpfm4 once per process; an empty
-     * set is enough to make it do so */
-    ompf_cnt_set_t *s = NULL;
-    ompf_cnt_set_create(NULL, 0, &s, NULL);
-    ompf_cnt_set_destroy(s);
+    /* idempotent: the counters library may have done it already */
     int prc = pfm_initialize();
     if (prc != PFM_SUCCESS)
         return ompf_error_set(err, OMPF_EUNSUPP,

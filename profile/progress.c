@@ -11,8 +11,11 @@ struct ompf_progress {
     char label[96];
     char unit[24];
     uint64_t total, done;
-    unsigned calls;
-    double start, last;
+    /* the clock is read every `stride` calls: doubled (up to 1024) while
+     * reads come less than 10 ms apart, so per-XU calls stay cheap and
+     * per-run calls (seconds apart) still update the line */
+    unsigned stride, left;
+    double start, last, read;
     int shown; /* a line is on the terminal */
     double delay;
 };
@@ -48,7 +51,8 @@ ompf_progress_t *ompf_progress_create(const char *label, uint64_t total,
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
     snprintf(p->unit, sizeof p->unit, "%s", unit ? unit : "");
     p->total = total;
-    p->start = p->last = now_s();
+    p->start = p->last = p->read = now_s();
+    p->stride = p->left = 1;
     p->delay = strcmp(mode(), "always") ? 2.0 : 0.0;
     return p;
 }
@@ -86,9 +90,15 @@ void ompf_progress_update(ompf_progress_t *p, uint64_t done)
     if (!p)
         return;
     p->done = done;
-    if ((++p->calls & 1023) && !(p->total && done >= p->total))
+    if (--p->left && !(p->total && done >= p->total))
         return;
     double t = now_s();
+    if (t - p->read < 0.01 && p->stride < 1024)
+        p->stride *= 2;
+    else if (t - p->read > 0.05 && p->stride > 1)
+        p->stride /= 2;
+    p->left = p->stride;
+    p->read = t;
     if (t - p->start < p->delay || (t - p->last < 0.25 && p->shown))
         return;
     print(p, t);

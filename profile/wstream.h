@@ -74,7 +74,7 @@ void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values);
 
 /* ompf_wstream_label_path for a valid path (s != NULL, first_id != 0,
  * 1 <= n <= FMT_PATH_MAX, ids not wrapping). */
-static inline int fmt_ws_path(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
+static inline __attribute__((always_inline)) int fmt_ws_path(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
                               const uint64_t *comps, unsigned n)
 {
     size_t i = s->n_lab;
@@ -93,7 +93,7 @@ static inline int fmt_ws_path(ompf_wstream_t *s, uint64_t first_id, uint64_t par
 }
 
 /* ompf_wstream_xu for s != NULL and xu != NULL. */
-static inline int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
+static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
                             uint64_t label_id, const double *values)
 {
     size_t i = s->n_xu;

@@ -51,6 +51,21 @@ int ompf_cnt_set_create(const char *const *names, size_t n,
  * blanks around names are ignored, empty items are refused. */
 int ompf_cnt_set_parse(const char *list, ompf_cnt_set_t **out,
                        ompf_error_t *err);
+/* Encodings kept from an earlier process (the tool's start-up cache):
+ * libpfm4's initialisation scans every PMU (and, with debugfs mounted,
+ * every tracepoint), milliseconds per process, and is done only for a
+ * libpfm4 name that lookup(name, ctx) has no encoding text for (NULL).
+ * The text is what ompf_cnt_set_encoding wrote, valid on the same machine
+ * and boot only (PMU type numbers are assigned at boot). */
+typedef const char *(*ompf_cnt_lookup_t)(const char *name, void *ctx);
+int ompf_cnt_set_parse_cached(const char *list, ompf_cnt_lookup_t lookup,
+                              void *ctx, ompf_cnt_set_t **out,
+                              ompf_error_t *err);
+/* Event i's encoding as text for a later lookup, when libpfm4 encoded it
+ * (not perf's own syntax, not failed) and the text holds all of it: its
+ * length, else 0. */
+int ompf_cnt_set_encoding(const ompf_cnt_set_t *s, size_t i, char *buf,
+                          size_t n);
 void ompf_cnt_set_destroy(ompf_cnt_set_t *s);
 size_t ompf_cnt_set_size(const ompf_cnt_set_t *s);
 const char *ompf_cnt_set_name(const ompf_cnt_set_t *s, size_t i);

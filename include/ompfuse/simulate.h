@@ -167,6 +167,23 @@ size_t ompf_sim_truth_run_count(const ompf_profile_t *truth);
 int ompf_sim_truth_extract(const ompf_profile_t *truth, size_t k,
                            ompf_profile_t **out, ompf_error_t *err);
 
+/* ---- size of the output ------------------------------------------------ */
+
+/* What `ompfuse simulate` would write for a plan: bytes of the run files
+ * and of the truth (truth_mode OMPF_SIM_TRUTH_*), measured on serialised
+ * probe runs and extrapolated in the number of events (within ~10 %; the
+ * format compresses).  When a generous upper bound is <= limit, no probe
+ * runs: bytes is that bound and bound_only is 1. */
+typedef struct ompf_sim_estimate {
+    uint64_t bytes;       /* run_bytes + truth_bytes, or the bound */
+    uint64_t run_bytes, truth_bytes;
+    uint64_t files;       /* profiles written (runs, truth) */
+    int bound_only;
+} ompf_sim_estimate_t;
+int ompf_sim_estimate(const ompf_sim_model_t *m, const ompf_sim_plan_t *plan,
+                      uint64_t seed, int truth_mode, uint64_t limit,
+                      ompf_sim_estimate_t *out, ompf_error_t *err);
+
 /* ---- per-XU error against the truth ------------------------------------ */
 
 /* Per-XU error of a target profile (fused, or one simulated run such as a

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""The tool's start-up cache (OMPFUSE_CACHE_DIR, docs/tool.md).
+
+usage: startup_cache.py --tool LIB --ompfuse OMPFUSE --prog TOOL_MIX --workdir DIR
+
+- without OMPFUSE_CACHE_DIR: libpfm4 is initialised (its LIBPFM_DEBUG lines)
+  and no cache file is written;
+- with it, the first run writes DIR/.startup-<boot id> (events, clock,
+  topology) and the next run initialises no libpfm4 and records the same
+  event encodings and CPU -> core/NUMA as the uncached run;
+- what the file says is what the tool uses (a planted encoding and
+  topology show up in the profile), a file of another boot is ignored, and
+  a topology read under another CPU affinity is read again;
+- `ompfuse run` gives its runs the campaign directory as the cache.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+A = None
+FAILS = []
+EVENTS = "perf::TASK-CLOCK,perf::PAGE-FAULTS"
+
+
+def check(cond, msg):
+    if not cond:
+        FAILS.append(msg)
+        print("FAIL:", msg)
+    return cond
+
+
+def boot_id():
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        return f.read().strip()
+
+
+def run(out, cache=None, extra=None):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPFUSE_", "LIBPFM_")) and
+           k not in ("OMP_TOOL_LIBRARIES", "OMP_NUM_THREADS")}
+    env.update(OMP_TOOL_LIBRARIES=A.tool, OMPFUSE_OUTPUT=out,
+               OMPFUSE_EVENTS=EVENTS, OMP_NUM_THREADS="2",
+               OMPFUSE_VERBOSE="1", LIBPFM_DEBUG="1", LIBPFM_VERBOSE="1")
+    if cache:
+        env["OMPFUSE_CACHE_DIR"] = cache
+    env.update(extra or {})
+    p = subprocess.run([A.prog, "fib", "12"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    check(p.returncode == 0, "run exits 0: %s" % p.stderr[-1500:])
+    return p.stderr
+
+
+def profile(path):
+    p = subprocess.run([A.ompfuse, "export", "--format", "json", path],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "export %s: %s" % (path, p.stderr))
+    d = json.loads(p.stdout)["profiles"][0]
+    enc = [(e["name"], e["perf_type"], e["config"], e["config1"],
+            e["config2"], e["flags"]) for e in d["events"]]
+    cpus = {}
+    for x in d["xus"]:
+        cpus.setdefault(x["cpu"], set()).add((x["core"], x["numa"]))
+    return enc, cpus
+
+
+def libpfm_initialised(stderr):
+    return "pfmlib" in stderr
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for o in ("--tool", "--ompfuse", "--prog", "--workdir"):
+        ap.add_argument(o, required=True)
+    A = ap.parse_args()
+    w = A.workdir
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    cdir = os.path.join(w, "cache")
+    os.makedirs(cdir)
+    cfile = os.path.join(cdir, ".startup-" + boot_id())
+
+    err = run(os.path.join(w, "plain.ompf"))
+    check(libpfm_initialised(err), "without a cache libpfm4 is initialised")
+    check(os.listdir(cdir) == [], "without OMPFUSE_CACHE_DIR no file")
+    plain_enc, plain_cpus = profile(os.path.join(w, "plain.ompf"))
+    check(all(e[1] == 1 for e in plain_enc), "software events encoded")
+
+    err = run(os.path.join(w, "first.ompf"), cdir)
+    check(libpfm_initialised(err), "first run with an empty cache: libpfm4")
+    check("updated" in err, "first run writes the cache")
+    check(os.path.isfile(cfile), "cache file %s written" % cfile)
+    text = open(cfile).read() if os.path.isfile(cfile) else ""
+    for name in EVENTS.split(","):
+        check("\t%s\n" % name in text, "cache holds %s" % name)
+    check("\nclock " in text and "\ntopo " in text,
+          "cache holds clock and topology: %r" % text)
+
+    err = run(os.path.join(w, "second.ompf"), cdir)
+    check(not libpfm_initialised(err),
+          "second run initialises no libpfm4: %s" % err[:400])
+    check("start-up cache" in err and "used" in err, "second run uses it")
+    enc, cpus = profile(os.path.join(w, "second.ompf"))
+    check(enc == plain_enc, "cached encodings %s == libpfm4's %s" % (enc, plain_enc))
+    for cpu in set(cpus) & set(plain_cpus):
+        check(cpus[cpu] == plain_cpus[cpu],
+              "cpu %d: cached core/numa %s == hwloc's %s" % (cpu, cpus[cpu], plain_cpus[cpu]))
+    check(cpus and all(len(v) == 1 for v in cpus.values()),
+          "one core/numa per cpu: %s" % cpus)
+
+    # What the file says is used: a planted encoding (PAGE-FAULTS as config
+    # 0, CPU-CLOCK) and topology (every CPU on core 7, node 5).
+    lines = [ln for ln in text.splitlines()
+             if not ln.startswith(("topo ", "event "))]
+    ncpu = max(max(plain_cpus), 1) + 1
+    planted = "\n".join(lines + [
+        "topo %d %s %s" % (ncpu, " ".join(["7"] * ncpu), " ".join(["5"] * ncpu)),
+        "event 1 0 0 0 0 100040\tperf::PAGE-FAULTS"]) + "\n"
+    with open(cfile, "w") as f:
+        f.write(planted)
+    run(os.path.join(w, "planted.ompf"), cdir)
+    enc, cpus = profile(os.path.join(w, "planted.ompf"))
+    check(enc[1][2] == 0, "planted encoding used: %s" % (enc,))
+    check(all(v == {(7, 5)} for v in cpus.values()),
+          "planted topology used: %s" % cpus)
+
+    # Another affinity mask: the topology is read again (and the file
+    # rewritten with it); the events stay cached.
+    with open(cfile, "w") as f:
+        f.write(planted.replace("\nmask ", "\nmask f0"))
+    run(os.path.join(w, "mask.ompf"), cdir)
+    enc, cpus = profile(os.path.join(w, "mask.ompf"))
+    check(all((7, 5) not in v for v in cpus.values()),
+          "topology of another mask not used: %s" % cpus)
+    check(enc[1][2] == 0, "events of that file still used")
+
+    # A file of another boot is not read.
+    os.rename(cfile, os.path.join(cdir, ".startup-00000000-0000-0000-0000-000000000000"))
+    err = run(os.path.join(w, "otherboot.ompf"), cdir)
+    enc, _ = profile(os.path.join(w, "otherboot.ompf"))
+    check(enc == plain_enc, "another boot's file ignored: %s" % (enc,))
+    check(libpfm_initialised(err), "another boot's file: libpfm4 again")
+
+    # ompfuse run: the campaign directory is its runs' cache.
+    plan = os.path.join(w, "plan.txt")
+    with open(plan, "w") as f:
+        f.write("lgl 1 perf::TASK-CLOCK\nlgl 1 perf::CPU-CLOCK\n")
+    out = os.path.join(w, "campaign")
+    p = subprocess.run([A.ompfuse, "run", "--plan", plan, "--out", out,
+                        "--tool", A.tool, "-q", "--no-check", "--",
+                        A.prog, "fib", "10"], capture_output=True, text=True,
+                       timeout=300)
+    check(p.returncode == 0, "ompfuse run: %s" % p.stderr[-1500:])
+    cf = os.path.join(out, ".startup-" + boot_id())
+    check(os.path.isfile(cf) and "perf::TASK-CLOCK" in open(cf).read(),
+          "ompfuse run leaves %s" % cf)
+
+    if FAILS:
+        print("%d failure(s)" % len(FAILS))
+        return 1
+    print("startup_cache: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
