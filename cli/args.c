@@ -7,22 +7,6 @@
 #include "args.h"
 #include "ompfuse/evaluate.h"
 
-int ompf_cli_is_opt(const char *a, const char *name)
-{
-    size_t l = strlen(name);
-    return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
-}
-
-const char *ompf_cli_opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t l = strlen(name);
-    if (!strncmp(argv[*i], name, l) && argv[*i][l] == '=')
-        return argv[*i] + l + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
 int ompf_cli_parse_uint(const char *prog, const char *opt, const char *v,
                         unsigned lo, unsigned hi, unsigned *out)
 {
@@ -39,25 +23,15 @@ int ompf_cli_parse_uint(const char *prog, const char *opt, const char *v,
     return 0;
 }
 
-int ompf_cli_eval_opt(const char *prog, int argc, char **argv, int *i,
-                      struct ompf_eval_opts *o)
+int ompf_cli_eval_opt(const char *prog, int ch, const char *v, struct ompf_eval_opts *o)
 {
-    const char *a = argv[*i];
-    if (ompf_cli_is_opt(a, "--bins"))
-        return ompf_cli_parse_uint(prog, "--bins",
-                                   ompf_cli_opt_value(argc, argv, i, "--bins"),
-                                   1, 1000, &o->bins)
-                   ? -1
-                   : 1;
-    if (!strcmp(a, "--per-type"))
-        o->per_type = 1;
-    else if (!strcmp(a, "--correlation-error"))
-        o->correlation_error = 1;
-    else if (!strcmp(a, "--allow-partial"))
-        o->allow_partial = 1;
-    else if (!strcmp(a, "--ignore-program"))
-        o->check_program = 0;
-    else
-        return 0;
-    return 1;
+    switch (ch) {
+    case 'j': return ompf_cli_parse_uint(prog, "--jobs", v, 1, 1024, &o->threads);
+    case 'b': return ompf_cli_parse_uint(prog, "--bins", v, 1, 1000, &o->bins);
+    case 'T': o->per_type = 1; break;
+    case 'C': o->correlation_error = 1; break;
+    case 'P': o->allow_partial = 1; break;
+    case 'I': o->check_program = 0; break;
+    }
+    return 0;
 }

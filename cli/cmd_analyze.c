@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/analysis.h"
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
@@ -61,66 +62,66 @@ static int parse(int argc, char **argv, opts_t *o, ompf_analysis_t *a)
     const char *by = "construct";
     unsigned depth = 2, top = 0;
     const char *top_by = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a1 = argv[i], *v;
+    static const struct option lo[] = {
+        {"csv", no_argument, 0, 'c'},
+        {"json", no_argument, 0, 'J'},
+        {"no-resolve", no_argument, 0, 'N'},
+        {"no-builtin-metrics", no_argument, 0, 'B'},
+        {"by", required_argument, 0, 'b'},
+        {"depth", required_argument, 0, 'd'},
+        {"where", required_argument, 0, 'w'},
+        {"metric", required_argument, 0, 'm'},
+        {"metrics", required_argument, 0, 'M'},
+        {"sort", required_argument, 0, 's'},
+        {"top", required_argument, 0, 't'},
+        {"top-by", required_argument, 0, 'T'},
+        {"output", required_argument, 0, 'o'},
+        {"html", required_argument, 0, 'H'},
+        {"colour", required_argument, 0, 'l'},
+        {"color", required_argument, 0, 'l'},
+        {"scatter", required_argument, 0, 'S'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "analyze", argc, argv, "ho:", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
         int rc = 0;
-        if (!strcmp(a1, "-h") || !strcmp(a1, "--help")) {
+        switch (ch) {
+        case 'h':
             analyze_usage(stdout);
             return -1;
-        } else if (!strcmp(a1, "--csv")) {
-            o->csv = 1;
-        } else if (!strcmp(a1, "--json")) {
-            o->json = 1;
-        } else if (!strcmp(a1, "--no-resolve")) {
-            o->resolve = 0;
-        } else if (!strcmp(a1, "--no-builtin-metrics")) {
-            ompf_analysis_use_builtins(a, 0);
-        } else if (a1[0] == '-' && a1[1]) {
-            static const char *const valued[] = {
-                "--by", "--depth", "--where", "--metric", "--metrics", "--sort", "--top",
-                "--top-by", "-o", "--output", "--html", "--colour", "--color", "--scatter"};
-            int k = -1;
-            for (int j = 0; j < (int)(sizeof valued / sizeof *valued) && k < 0; j++)
-                if (ompf_cli_is_opt(a1, valued[j]))
-                    k = j;
-            if (k < 0) {
-                fprintf(stderr,
-                        "ompfuse analyze: unknown option '%s'; see 'ompfuse analyze --help'\n",
-                        a1);
+        case 'c': o->csv = 1; break;
+        case 'J': o->json = 1; break;
+        case 'N': o->resolve = 0; break;
+        case 'B': ompf_analysis_use_builtins(a, 0); break;
+        case 'b': by = optarg; break;
+        case 'd':
+            if (ompf_cli_parse_uint("ompfuse analyze", "--depth", optarg, 0, 1000, &depth))
                 return 2;
-            }
-            if (!(v = ompf_cli_opt_value(argc, argv, &i, valued[k]))) {
-                fprintf(stderr, "ompfuse analyze: %s needs a value\n", valued[k]);
+            break;
+        case 'w': rc = ompf_analysis_add_where(a, optarg, &err); break;
+        case 'm': rc = ompf_analysis_add_metric(a, optarg, &err); break;
+        case 'M': rc = ompf_analysis_load_metrics(a, optarg, &err); break;
+        case 's': rc = ompf_analysis_set_sort(a, optarg); break;
+        case 't':
+            if (ompf_cli_parse_uint("ompfuse analyze", "--top", optarg, 1, 100000000, &top))
                 return 2;
-            }
-            switch (k) {
-            case 0: by = v; break;
-            case 1:
-                if (ompf_cli_parse_uint("ompfuse analyze", "--depth", v, 0, 1000, &depth))
-                    return 2;
-                break;
-            case 2: rc = ompf_analysis_add_where(a, v, &err); break;
-            case 3: rc = ompf_analysis_add_metric(a, v, &err); break;
-            case 4: rc = ompf_analysis_load_metrics(a, v, &err); break;
-            case 5: rc = ompf_analysis_set_sort(a, v); break;
-            case 6:
-                if (ompf_cli_parse_uint("ompfuse analyze", "--top", v, 1, 100000000, &top))
-                    return 2;
-                break;
-            case 7: top_by = v; break;
-            case 8: case 9: o->out = v; break;
-            case 10: o->html = v; break;
-            case 11: case 12: o->colour = v; break;
-            default: o->scatter = v;
-            }
-        } else {
-            o->in[o->nin++] = a1;
+            break;
+        case 'T': top_by = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'H': o->html = optarg; break;
+        case 'l': o->colour = optarg; break;
+        case 'S': o->scatter = optarg; break;
+        default: return 2;
         }
         if (rc) {
             fprintf(stderr, "ompfuse analyze: %s\n", err.msg);
             return 2;
         }
     }
+    for (int i = optind; i < argc; i++)
+        o->in[o->nin++] = argv[i];
     if (ompf_analysis_set_group(a, by, depth, &err)) {
         fprintf(stderr, "ompfuse analyze: %s\n", err.msg);
         return 2;

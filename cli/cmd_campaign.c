@@ -18,6 +18,7 @@
 
 #include "cmd_campaign.h"
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/campaign.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
@@ -437,10 +438,10 @@ int ompf_cmd_campaign(int argc, char **argv)
     s.timeout = 600;
     const char *events = default_events, *benches = NULL;
     int quick = 0, repeats_given = 0;
-    optind = 1;
-    opterr = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "campaign", argc, argv, "+hj:o:", lo);
     int ch;
-    while ((ch = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
         char *end = NULL;
         long v = 0;
         if (ch == 's' || ch == 'r' || ch == 't' || ch == 'j') {
@@ -470,9 +471,7 @@ int ompf_cmd_campaign(int argc, char **argv)
             break;
         case 'S': return ompf_cmpc_summarize(optarg);
         case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, PROG ": unknown or incomplete option '%s'; see 'ompfuse campaign --help'\n",
-                    argv[optind - 1]);
+        default: /* bad option, reported */
             return 2;
         }
     }

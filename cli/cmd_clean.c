@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/hem.h"
 
@@ -49,47 +50,51 @@ int ompf_cmd_clean(int argc, char **argv)
     ompf_clean_opts_default(&o);
     const char *out = NULL, *in = NULL;
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option lo[] = {
+        {"k", required_argument, 0, 'k'},
+        {"sigma", required_argument, 0, 's'},
+        {"keep-negative", no_argument, 0, 'n'},
+        {"output", required_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "clean", argc, argv, "hk:o:q", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        switch (ch) {
+        case 'h':
             clean_usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--k") || !strcmp(a, "-k")) {
-            if (i + 1 >= argc || parse_uint(argv[++i], &o.k) || o.k == 0) {
+        case 'k':
+            if (parse_uint(optarg, &o.k) || o.k == 0) {
                 fprintf(stderr, "ompfuse clean: --k needs a whole number from 1 to 1000\n");
                 return 2;
             }
-        } else if (!strcmp(a, "--sigma")) {
+            break;
+        case 's': {
             char *end;
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ompfuse clean: --sigma needs a number > 0\n");
-                return 2;
-            }
-            o.sigma = strtod(argv[++i], &end);
-            if (end == argv[i] || *end || !(o.sigma > 0.0)) {
+            o.sigma = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.sigma > 0.0)) {
                 fprintf(stderr, "ompfuse clean: --sigma needs a number > 0 (got '%s')\n",
-                        argv[i]);
+                        optarg);
                 return 2;
             }
-        } else if (!strcmp(a, "--keep-negative")) {
-            o.keep_negative = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ompfuse clean: %s needs a file name\n", a);
-                return 2;
-            }
-            out = argv[++i];
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ompfuse clean: unknown option '%s'; see 'ompfuse clean --help'\n", a);
-            return 2;
-        } else if (in) {
-            fprintf(stderr, "ompfuse clean: one input profile only ('%s' and '%s')\n", in, a);
-            return 2;
-        } else {
-            in = a;
+            break;
         }
+        case 'n': o.keep_negative = 1; break;
+        case 'o': out = optarg; break;
+        case 'q': quiet = 1; break;
+        default: return 2;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (in) {
+            fprintf(stderr, "ompfuse clean: one input profile only ('%s' and '%s')\n", in,
+                    argv[i]);
+            return 2;
+        }
+        in = argv[i];
     }
     if (!in || !out) {
         fprintf(stderr, "ompfuse clean: need an input profile and -o OUT; see 'ompfuse clean --help'\n");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/fusion.h"
 
@@ -66,10 +67,10 @@ int ompf_cmd_combine(int argc, char **argv)
     const char *out_path = NULL;
     int allow_empty = 0;
     int have_strategy = 0, quiet = 0;
-    optind = 1;
-    opterr = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "combine", argc, argv, "o:qh", longopts);
     for (;;) {
-        int c = getopt_long(argc, argv, ":o:qh", longopts, NULL);
+        int c = ompf_cli_opts_next(&po);
         if (c == -1)
             break;
         switch (c) {
@@ -111,13 +112,7 @@ int ompf_cmd_combine(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'o': out_path = optarg; break;
         case 'h': usage(stdout); return 0;
-        case ':':
-            fprintf(stderr, "ompfuse combine: option '%s' needs a value; see "
-                            "'ompfuse combine --help'\n", argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "ompfuse combine: unknown option '%s'; see "
-                            "'ompfuse combine --help'\n", argv[optind - 1]);
+        default: /* bad option, reported */
             return 2;
         }
     }

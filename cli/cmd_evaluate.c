@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
 #include "ompfuse/progress.h"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
             "\n"
             "  -r, --references REF...  reference profiles or directories of them\n"
             "                       (*.ompf); takes every following argument up to\n"
-            "                       the next option or '--'; repeatable.  From a\n"
+            "                       the next option or '--'; repeatable (also\n"
+            "                       --references=REF).  From a\n"
             "                       directory only reference runs are taken (mode\n"
             "                       'reference', 'imported' or none; a note counts\n"
             "                       the others); a file of another mode (fused, hem,\n"
@@ -54,11 +56,14 @@ static void usage(FILE *f)
             "                       profiles skipped from a reference directory)\n"
             "  -h, --help           this help\n"
             "\n"
+            "Options may come anywhere before '--', also after targets\n"
+            "(evaluate T.ompf -r REF... -j2); after '--' every argument is a target.\n"
             "TARGET may be NAME=PATH to name it; otherwise the name is the fused\n"
-            "strategy, the HEM mode, or the file name.  CSV files are imported.\n"            "Per target: EPD, pairs evaluated/total, the most XUs left out of a pair\n"
+            "strategy, the HEM mode, or the file name.  CSV files are imported.\n"
+            "Per target: EPD, pairs evaluated/total, the most XUs left out of a pair\n"
             "(missing values), 'floor': pairs whose calibration was raised to the\n"
             "floor 1/|XUs|, 'tmd-floor': pairs whose median uncalibrated TMD was\n"
-            "(see docs/evaluation.md), then the worst pairs.\n"
+            "raised to that floor (see docs/evaluation.md), then the worst pairs.\n"
             OMPF_CLI_EXIT_HELP);
 }
 
@@ -138,7 +143,6 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
 int ompf_cmd_evaluate(int argc, char **argv)
 {
     ompf_eval_opts_t o;
-    int eo;
     ompf_eval_opts_default(&o);
     const char **refs = calloc((size_t)argc + 1, sizeof *refs);
     const char **targets = calloc((size_t)argc + 1, sizeof *targets);
@@ -154,55 +158,54 @@ int ompf_cmd_evaluate(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory\n");
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (in_refs && a[0] != '-') {
-            refs[nrefs++] = a;
-            continue;
-        }
-        in_refs = 0;
-        if (!strcmp(a, "--")) {
-            for (i++; i < argc; i++)
-                targets[ntargets++] = argv[i];
+    static const struct option lo[] = {
+        OMPF_CLI_EVAL_LONGOPTS,
+        {"csv", required_argument, 0, 'c'},
+        {"worst", required_argument, 0, 'w'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    /* '-': operands in order, as "-r A B" lists the references up to the
+       next option */
+    ompf_cli_opts_start(&po, "evaluate", argc, argv, "-hr::qj:", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        if (ch != OMPF_CLI_OPERAND)
+            in_refs = 0;
+        switch (ch) {
+        case OMPF_CLI_OPERAND:
+            if (in_refs) {
+                ompf_cli_opts_operand_of(&po, "references");
+                refs[nrefs++] = optarg;
+            } else {
+                targets[ntargets++] = optarg;
+            }
             break;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        case 'h':
             usage(stdout);
             status = 0;
             goto out;
-        } else if (!strcmp(a, "-r") || !strcmp(a, "--references")) {
+        case 'r':
             in_refs = 1;
-        } else if (!strncmp(a, "--references=", 13)) {
-            refs[nrefs++] = a + 13;
-        } else if ((eo = ompf_cli_eval_opt(PROG, argc, argv, &i, &o)) != 0) {
-            if (eo < 0)
+            if (optarg) /* --references=REF */
+                refs[nrefs++] = optarg;
+            break;
+        OMPF_CLI_EVAL_CASES:
+            if (ompf_cli_eval_opt(PROG, ch, optarg, &o) < 0)
                 goto out;
-        } else if (ompf_cli_is_opt(a, "--csv")) {
-            if (!(csv = ompf_cli_opt_value(argc, argv, &i, "--csv"))) {
-                fprintf(stderr, PROG ": --csv needs a file name\n");
+            break;
+        case 'c': csv = optarg; break;
+        case 'w':
+            if (ompf_cli_parse_uint(PROG, "--worst", optarg, 0, 100000, &worst))
                 goto out;
-            }
-        } else if (ompf_cli_is_opt(a, "--worst")) {
-            if (ompf_cli_parse_uint(PROG, "--worst", ompf_cli_opt_value(argc, argv, &i, "--worst"), 0,
-                           100000, &worst))
-                goto out;
-        } else if (ompf_cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
-            const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
-                                        : ompf_cli_opt_value(argc, argv, &i, "--jobs");
-            if (ompf_cli_parse_uint(PROG, "--jobs", v, 1, 1024, &o.threads))
-                goto out;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--any-mode")) {
-            any_mode = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, PROG ": unknown option '%s'; see 'ompfuse evaluate "
-                            "--help'\n", a);
-            goto out;
-        } else {
-            targets[ntargets++] = a;
+            break;
+        case 'q': quiet = 1; break;
+        case 'A': any_mode = 1; break;
+        default: goto out;
         }
     }
+    /* after "--": every argument is a target */
+    for (int i = optind; i < argc; i++)
+        targets[ntargets++] = argv[i];
     if (!nrefs) {
         fprintf(stderr, PROG ": no reference profiles: give them with "
                         "--references REF... (see --help)\n");

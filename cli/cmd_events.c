@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/counters.h"
 #include "ompfuse/text.h"
 #include "ompfuse/plan.h"
@@ -143,10 +144,10 @@ int ompf_cmd_events(int argc, char **argv)
         {0, 0, 0, 0}};
     int probe = 0, umasks = 0, tps = 0, pmus = 0, papi = 0, json = 0;
     const char *only = NULL;
-    optind = 1;
-    opterr = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "events", argc, argv, "h", lo);
     int ch;
-    while ((ch = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
         switch (ch) {
         case 'p': probe = 1; break;
         case 'P': only = optarg; break;
@@ -156,9 +157,7 @@ int ompf_cmd_events(int argc, char **argv)
         case 'A': papi = 1; break;
         case 'J': json = 1; break;
         case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "ompfuse events: unknown or incomplete option '%s'; see 'ompfuse events --help'\n",
-                    argv[optind - 1]);
+        default: /* bad option, reported */
             return 2;
         }
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/csv.h"
 #include "ompfuse/export.h"
 #include "ompfuse/file.h"
@@ -73,50 +74,42 @@ typedef struct opts {
 /* 0: parsed; 1: help printed; 2: usage error (message printed). */
 static int parse_args(int argc, char **argv, opts_t *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option lo[] = {
+        {"csv", no_argument, 0, 'c'},
+        {"no-resolve", no_argument, 0, 'N'},
+        {"counters", no_argument, 0, 'C'},
+        {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
+        {"metadata", required_argument, 0, 'm'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "export", argc, argv, "ho:", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        switch (ch) {
+        case 'h':
             export_usage(stdout);
             return 1;
-        } else if (!strcmp(a, "--csv")) {
-            o->format = F_CSV;
-        } else if (!strcmp(a, "--no-resolve")) {
-            o->resolve = 0;
-        } else if (!strcmp(a, "--counters")) {
-            o->counters = 1;
-        } else if (!strncmp(a, "--format=", 9) || !strncmp(a, "--output=", 9) ||
-                   !strncmp(a, "--metadata=", 11)) {
-            val = strchr(a, '=') + 1;
-        } else if (!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-                   !strcmp(a, "--metadata")) {
-            if (++i >= argc) {
-                fprintf(stderr, "ompfuse export: %s needs a value\n", a);
-                return 2;
-            }
-            val = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ompfuse export: unknown option '%s'; see 'ompfuse export --help'\n",
-                    a);
-            return 2;
-        } else {
-            o->in[o->n++] = a;
-        }
-        if (!val)
-            continue;
-        if (a[2] == 'f') {
-            o->format = parse_format(val);
+        case 'c': o->format = F_CSV; break;
+        case 'N': o->resolve = 0; break;
+        case 'C': o->counters = 1; break;
+        case 'f':
+            o->format = parse_format(optarg);
             if (o->format < 0) {
                 fprintf(stderr,
                         "ompfuse export: unknown format '%s': use csv, json, perfetto or otf2\n",
-                        val);
+                        optarg);
                 return 2;
             }
-        } else if (a[2] == 'm') {
-            o->meta = val;
-        } else {
-            o->out = val;
+            break;
+        case 'm': o->meta = optarg; break;
+        case 'o': o->out = optarg; break;
+        default: return 2;
         }
     }
+    for (int i = optind; i < argc; i++)
+        o->in[o->n++] = argv[i];
     const char *why = NULL;
     if (o->format == F_NONE)
         why = "say which format: --format csv|json|perfetto|otf2 (--csv for csv)";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/csv.h"
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
@@ -33,43 +34,43 @@ int ompf_cmd_import(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     ompf_csv_import_opts_t opts = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option lo[] = {
+        {"csv", required_argument, 0, 'c'},
+        {"output", required_argument, 0, 'o'},
+        {"program", required_argument, 0, 'p'},
+        {"threads", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "import", argc, argv, "ho:", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        switch (ch) {
+        case 'h':
             import_usage(stdout);
             return 0;
-        }
-        const char **dst = NULL;
-        const char *threads = NULL;
-        if (!strcmp(a, "--csv"))
-            dst = &in;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            dst = &out;
-        else if (!strcmp(a, "--program"))
-            dst = &opts.program;
-        else if (!strcmp(a, "--threads"))
-            dst = &threads;
-        else {
-            fprintf(stderr, "ompfuse import: %s '%s'; see 'ompfuse import --help'\n",
-                    a[0] == '-' ? "unknown option" : "unexpected argument", a);
-            return 2;
-        }
-        if (++i >= argc) {
-            fprintf(stderr, "ompfuse import: %s needs a value\n", a);
-            return 2;
-        }
-        *dst = argv[i];
-        if (threads) {
+        case 'c': in = optarg; break;
+        case 'o': out = optarg; break;
+        case 'p': opts.program = optarg; break;
+        case 't': {
             char *e;
             errno = 0;
-            unsigned long n = strtoul(threads, &e, 10);
-            if (*e || errno || n == 0 || n > 1u << 20 || threads[0] == '-') {
+            unsigned long n = strtoul(optarg, &e, 10);
+            if (*e || errno || n == 0 || n > 1u << 20 || optarg[0] == '-') {
                 fprintf(stderr, "ompfuse import: --threads needs a positive count, not '%s'\n",
-                        threads);
+                        optarg);
                 return 2;
             }
             opts.threads = (uint32_t)n;
+            break;
         }
+        default: return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ompfuse import: unexpected argument '%s'; see 'ompfuse import --help'\n",
+                argv[optind]);
+        return 2;
     }
     if (!in || !out) {
         fprintf(stderr, "ompfuse import: %s; usage: ompfuse import --csv IN -o OUT\n",

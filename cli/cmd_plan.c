@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
 
@@ -128,10 +129,10 @@ int ompf_cmd_plan(int argc, char **argv)
     int assume = 0;
     ompf_plan_opts_t o;
     ompf_plan_opts_init(&o);
-    optind = 1;
-    opterr = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "plan", argc, argv, "ho:", lo);
     int ch;
-    while ((ch = getopt_long(argc, argv, "+ho:", lo, NULL)) != -1) {
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
         char *end;
         switch (ch) {
         case 'e': events = optarg; break;
@@ -183,9 +184,7 @@ int ompf_cmd_plan(int argc, char **argv)
         case 'A': assume = 1; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "ompfuse plan: unknown or incomplete option '%s'; see 'ompfuse plan --help'\n",
-                    argv[optind - 1]);
+        default: /* bad option, reported */
             return 2;
         }
     }

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
 #include "ompfuse/progress.h"
@@ -113,8 +114,8 @@ static int find_pair(const ompf_eval_t *ev, const char *spec)
 int ompf_cmd_report(int argc, char **argv)
 {
     ompf_eval_opts_t o;
-    int eo;
     ompf_eval_opts_default(&o);
+    char **args = NULL;
     const char *out = NULL, *title = "ompfuse report", *pair = NULL;
     int quiet = 0, any_mode = 0, mode = 0; /* 0: positional = targets, 1: refs, 2: targets */
     int status = 2;
@@ -126,10 +127,30 @@ int ompf_cmd_report(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory\n");
         return 2;
     }
+    static const struct option lo[] = {
+        {"targets", no_argument, 0, 't'},
+        {"group", required_argument, 0, 'g'},
+        {"output", required_argument, 0, 'o'},
+        {"title", required_argument, 0, 'L'},
+        {"pair", required_argument, 0, 'p'},
+        OMPF_CLI_EVAL_LONGOPTS,
+        {0, 0, 0, 0}};
+    /* Here '--' starts the targets of a group, and more groups may follow
+       it: the parser sees it as --targets. */
+    args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < argc; i++)
+        args[i] = strcmp(argv[i], "--") ? argv[i] : "--targets";
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "report", argc, args, "-hr::tqj:o:", lo);
+    int ch;
 #define CUR (ng ? &gs[ng - 1] : (ng = 1, &gs[0]))
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || !a[1]) {
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        const char *a = optarg;
+        if (ch == OMPF_CLI_OPERAND || (ch == 'r' && a)) {
             group_t *g = CUR;
             if (!g->refs) {
                 g->refs = calloc((size_t)argc, sizeof *g->refs);
@@ -139,70 +160,50 @@ int ompf_cmd_report(int argc, char **argv)
                     goto done;
                 }
             }
-            if (mode == 1)
+            if (ch == 'r') /* --references=REF */
+                g->refs[g->nrefs++] = a;
+            else if (mode == 1)
                 g->refs[g->nrefs++] = a;
             else
                 g->targets[g->ntargets++] = a;
-            continue;
+            if (ch == OMPF_CLI_OPERAND) {
+                ompf_cli_opts_operand_of(&po, mode == 1 ? "references" : "targets");
+                continue;
+            }
         }
         mode = 0;
-        if (!strcmp(a, "--")) {
-            mode = 2;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        switch (ch) {
+        case 'h':
             usage(stdout);
             status = 0;
             goto done;
-        } else if (!strcmp(a, "-r") || !strcmp(a, "--references")) {
-            mode = 1;
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--targets")) {
-            mode = 2;
-        } else if (ompf_cli_is_opt(a, "--group")) {
-            const char *v = ompf_cli_opt_value(argc, argv, &i, "--group");
-            if (!v) {
-                fprintf(stderr, PROG ": --group needs a name\n");
-                goto done;
-            }
+        case 'r': mode = 1; break;
+        case 't': mode = 2; break;
+        case 'g':
             if (ng == 0 || gs[ng - 1].name || gs[ng - 1].refs)
                 ng++;
-            if (!(gs[ng - 1].name = dupstr(v))) {
+            if (!(gs[ng - 1].name = dupstr(a))) {
                 fprintf(stderr, PROG ": out of memory\n");
                 goto done;
             }
-        } else if (ompf_cli_is_opt(a, "--output") || !strcmp(a, "-o")) {
-            out = a[1] == 'o' ? (i + 1 < argc ? argv[++i] : NULL)
-                              : ompf_cli_opt_value(argc, argv, &i, "--output");
-            if (!out) {
-                fprintf(stderr, PROG ": -o needs a file name\n");
-                goto done;
-            }
-        } else if (ompf_cli_is_opt(a, "--title")) {
-            if (!(title = ompf_cli_opt_value(argc, argv, &i, "--title"))) {
-                fprintf(stderr, PROG ": --title needs a text\n");
-                goto done;
-            }
-        } else if (ompf_cli_is_opt(a, "--pair")) {
-            pair = ompf_cli_opt_value(argc, argv, &i, "--pair");
-            if (!pair || !strchr(pair, ',')) {
+            break;
+        case 'o': out = a; break;
+        case 'L': title = a; break;
+        case 'p':
+            pair = a;
+            if (!strchr(pair, ',')) {
                 fprintf(stderr, PROG ": --pair needs two event names as "
                                 "A,B\n");
                 goto done;
             }
-        } else if ((eo = ompf_cli_eval_opt(PROG, argc, argv, &i, &o)) != 0) {
-            if (eo < 0)
+            break;
+        OMPF_CLI_EVAL_CASES:
+            if (ompf_cli_eval_opt(PROG, ch, a, &o) < 0)
                 goto done;
-        } else if (ompf_cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
-            const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
-                                        : ompf_cli_opt_value(argc, argv, &i, "--jobs");
-            if (ompf_cli_parse_uint(PROG, "--jobs", v, 1, 1024, &o.threads))
-                goto done;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--any-mode")) {
-            any_mode = 1;
-        } else {
-            fprintf(stderr, PROG ": unknown option '%s'; see 'ompfuse report "
-                            "--help'\n", a);
-            goto done;
+            break;
+        case 'q': quiet = 1; break;
+        case 'A': any_mode = 1; break;
+        default: goto done;
         }
     }
 #undef CUR
@@ -377,5 +378,6 @@ done:
         free(g->name);
     }
     free(gs);
+    free(args);
     return status;
 }

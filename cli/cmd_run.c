@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/campaign.h"
 #include "ompfuse/plan.h"
 
@@ -112,10 +113,10 @@ static int parse(int argc, char **argv, cli_t *c)
     memset(c, 0, sizeof *c);
     ompf_campaign_opts_init(&c->o);
     c->task = -1;
-    optind = 1;
-    opterr = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "run", argc, argv, "+hqj:", lo);
     int ch;
-    while ((ch = getopt_long(argc, argv, "+hqj:", lo, NULL)) != -1) {
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
         char *end;
         switch (ch) {
         case 'p': c->plan_path = optarg; break;
@@ -197,9 +198,8 @@ static int parse(int argc, char **argv, cli_t *c)
             c->task = t;
             break;
         }
-        default:
-            return bad("unknown or incomplete option '%s'; see 'ompfuse run "
-                       "--help'", argv[optind - 1]);
+        default: /* bad option, reported */
+            return 2;
         }
     }
     c->prog = optind;

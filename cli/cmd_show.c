@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
 
@@ -174,36 +175,29 @@ out:
 
 int ompf_cmd_show(int argc, char **argv)
 {
-    int resolve = 1, nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    int resolve = 1;
+    static const struct option lo[] = {
+        {"no-resolve", no_argument, 0, 'N'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "show", argc, argv, "h", lo);
+    int ch;
+    while ((ch = ompf_cli_opts_next(&po)) != -1) {
+        if (ch == 'h') {
             show_usage(stdout);
             return 0;
         }
-        if (!strcmp(argv[i], "--no-resolve"))
-            resolve = 0;
-        else if (!strcmp(argv[i], "--")) {
-            nfiles += argc - i - 1;
-            break;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ompfuse show: unknown option '%s'; see 'ompfuse show --help'\n",
-                    argv[i]);
+        if (ch != 'N')
             return 2;
-        } else
-            nfiles++;
+        resolve = 0;
     }
-    if (!nfiles) {
+    if (optind >= argc) {
         fprintf(stderr, "ompfuse show: no profile given; usage: ompfuse show FILE...\n");
         return 2;
     }
-    int status = 0, files_only = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!files_only && !strcmp(argv[i], "--")) {
-            files_only = 1;
-            continue;
-        }
-        if (!files_only && argv[i][0] == '-' && argv[i][1])
-            continue;
+    int status = 0;
+    for (int i = optind; i < argc; i++) {
         ompf_profile_t *p = NULL;
         ompf_read_info_t info;
         ompf_error_t err = {0};

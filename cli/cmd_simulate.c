@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/progress.h"
 #include "ompfuse/simulate.h"
@@ -231,87 +232,97 @@ int ompf_cmd_simulate(int argc, char **argv)
     int no_truth = 0, skip_refs = 0, quiet = 0, list = 0, yes = 0;
     kv_t sets[256];
     int n_sets = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option lo[] = {
+        {"score", no_argument, 0, 'c'},
+        {"list-models", no_argument, 0, 'l'},
+        {"no-truth", no_argument, 0, 'n'},
+        {"truth-skip-references", no_argument, 0, 'k'},
+        {"quiet", no_argument, 0, 'q'},
+        {"model", required_argument, 0, 'm'},
+        {"show-model", required_argument, 0, 'M'},
+        {"runs", required_argument, 0, 'r'},
+        {"output", required_argument, 0, 'o'},
+        {"seed", required_argument, 0, 's'},
+        {"plan-auto", required_argument, 0, 'P'},
+        {"ref-repeats", required_argument, 0, 'R'},
+        {"hem-repeats", required_argument, 0, 'H'},
+        {"set", required_argument, 0, 'S'},
+        {"yes", no_argument, 0, 'y'},
+        {"max-size", required_argument, 0, 'X'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int score = 0, bad = 0;
+    ompf_cli_opts_t po;
+    ompf_cli_opts_start(&po, "simulate", argc, argv, "hqo:y", lo);
+    int ch;
+    while (!bad && (ch = ompf_cli_opts_next(&po)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case 'h':
             usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--score")) {
-            for (int k = 0; k < n_sets; k++)
-                free(sets[k].key);
-            return cmd_score(argc, argv, i + 1);
-        } else if (!strcmp(a, "--list-models")) {
-            list = 1;
-            takes = 0;
-        } else if (!strcmp(a, "--no-truth")) {
-            no_truth = 1;
-            takes = 0;
-        } else if (!strcmp(a, "--truth-skip-references")) {
-            skip_refs = 1;
-            takes = 0;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-            takes = 0;
-        } else if (!strcmp(a, "-y") || !strcmp(a, "--yes")) {
-            yes = 1;
-            takes = 0;
-        } else if (!v) {
-            if (!strcmp(a, "--model") || !strcmp(a, "--runs") || !strcmp(a, "-o") ||
-                !strcmp(a, "--output") || !strcmp(a, "--seed") || !strcmp(a, "--set") ||
-                !strcmp(a, "--plan-auto") || !strcmp(a, "--ref-repeats") ||
-                !strcmp(a, "--hem-repeats") || !strcmp(a, "--show-model") ||
-                !strcmp(a, "--max-size"))
-                fprintf(stderr, "ompfuse simulate: %s needs a value; see --help\n", a);
-            else
-                fprintf(stderr, "ompfuse simulate: unknown option '%s'; see --help\n", a);
-            return 2;
-        } else if (!strcmp(a, "--model")) {
-            model_spec = v;
-        } else if (!strcmp(a, "--show-model")) {
-            show = v;
-        } else if (!strcmp(a, "--runs")) {
-            plan_path = v;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            outdir = v;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, &seed)) {
-                fprintf(stderr, "ompfuse simulate: --seed '%s' is not a non-negative integer\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--plan-auto") || !strcmp(a, "--ref-repeats") ||
-                   !strcmp(a, "--hem-repeats")) {
-            uint64_t x;
-            if (parse_u64(v, &x) || x > 100000) {
-                fprintf(stderr, "ompfuse simulate: %s '%s' is not an integer from 0 to 100000\n", a, v);
-                return 2;
-            }
-            *(!strcmp(a, "--plan-auto") ? &slots : !strcmp(a, "--ref-repeats") ? &ref_repeats
-                                                                                 : &hem_repeats) = x;
-        } else if (!strcmp(a, "--max-size")) {
+            bad = -1;
+            break;
+        case 'c': score = 1; break;
+        case 'l': list = 1; break;
+        case 'n': no_truth = 1; break;
+        case 'k': skip_refs = 1; break;
+        case 'q': quiet = 1; break;
+        case 'y': yes = 1; break;
+        case 'X':
             if (parse_size(v, &max_size)) {
                 fprintf(stderr, "ompfuse simulate: --max-size '%s' is not a size (e.g. 500M, 2G)\n", v);
-                return 2;
+                bad = 1;
             }
-        } else if (!strcmp(a, "--set")) {
+            break;
+        case 'm': model_spec = v; break;
+        case 'M': show = v; break;
+        case 'r': plan_path = v; break;
+        case 'o': outdir = v; break;
+        case 's':
+            if (parse_u64(v, &seed)) {
+                fprintf(stderr, "ompfuse simulate: --seed '%s' is not a non-negative integer\n", v);
+                bad = 1;
+            }
+            break;
+        case 'P': case 'R': case 'H': {
+            uint64_t x;
+            if (parse_u64(v, &x) || x > 100000) {
+                fprintf(stderr, "ompfuse simulate: --%s '%s' is not an integer from 0 to 100000\n",
+                        ch == 'P' ? "plan-auto" : ch == 'R' ? "ref-repeats" : "hem-repeats", v);
+                bad = 1;
+                break;
+            }
+            *(ch == 'P' ? &slots : ch == 'R' ? &ref_repeats : &hem_repeats) = x;
+            break;
+        }
+        case 'S': {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || n_sets == 256) {
                 fprintf(stderr, "ompfuse simulate: --set '%s': expected KEY=VALUE\n", v);
-                return 2;
+                bad = 1;
+                break;
             }
             sets[n_sets].key = strndup(v, (size_t)(eq - v));
             sets[n_sets].value = (char *)eq + 1;
             if (!sets[n_sets].key) {
                 fprintf(stderr, "ompfuse simulate: out of memory\n");
-                return 2;
+                bad = 1;
+                break;
             }
             n_sets++;
-        } else {
-            fprintf(stderr, "ompfuse simulate: unknown option '%s'; see --help\n", a);
-            return 2;
+            break;
         }
-        i += takes;
+        default: bad = 1;
+        }
+    }
+    if (!bad && !score && optind < argc) {
+        fprintf(stderr, "ompfuse simulate: unexpected argument '%s'; see --help\n", argv[optind]);
+        bad = 1;
+    }
+    if (bad || score) {
+        for (int k = 0; k < n_sets; k++)
+            free(sets[k].key);
+        return bad < 0 ? 0 : bad ? 2 : cmd_score(argc, argv, optind);
     }
     int status = 0;
     ompf_sim_model_t *m = NULL;
