@@ -1,0 +1,225 @@
+#!/usr/bin/python3
+"""The hardware path on the emulated PMU (docs/epmu.md).  Usage:
+  test_epmu.py TEST --epmu LIB --tool LIB --dump DUMP --ompfuse BIN
+               --prog PROG --workdir DIR [--preload ASAN_RT] [--bindir DIR]
+Every run preloads libepmu.so; its log (EPMU_LOG) is the emulated truth."""
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tool"))
+import run_tests as rt  # noqa: E402  (Profile: tool_dump's lines)
+
+A = None
+check = rt.check
+
+# PMU models: libpfm4 environment and native names (an instructions event,
+# a cycles event, a cache event).  This VM's CPU is detected natively as
+# an AMD family 19h; Zen 3 and Skylake are forced (ENCODE_INACTIVE keeps
+# libpfm4's generic perf:: names, which forcing a model switches off).
+MODELS = {
+    "amd": ({}, ["RETIRED_INSTRUCTIONS", "cycles",
+                 "perf::L1-DCACHE-LOAD-MISSES"]),
+    "zen3": ({"LIBPFM_FORCE_PMU": "amd64_fam19h_zen3",
+              "LIBPFM_ENCODE_INACTIVE": "1"},
+             ["amd64_fam19h_zen3::RETIRED_INSTRUCTIONS", "perf::CYCLES",
+              "perf::L1-DCACHE-LOAD-MISSES"]),
+    "skl": ({"LIBPFM_FORCE_PMU": "skl", "LIBPFM_ENCODE_INACTIVE": "1"},
+            ["INST_RETIRED:ANY_P", "perf::CYCLES",
+             "perf::L1-DCACHE-LOAD-MISSES"]),
+}
+
+
+def env_of(extra, log, tool=True, out=None):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPFUSE_", "EPMU_", "LIBPFM_"))
+           and k not in ("OMP_TOOL_LIBRARIES", "LD_PRELOAD")}
+    pre = ([A.preload] if A.preload else []) + [A.epmu]
+    env["LD_PRELOAD"] = " ".join(pre)
+    env["EPMU_LOG"] = log
+    if tool:
+        env["OMP_TOOL_LIBRARIES"] = A.tool
+        env["OMPFUSE_OUTPUT"] = out
+    env.update(extra)
+    return env
+
+
+def run(args, env, timeout=300):
+    return subprocess.run(args, env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=A.workdir)
+
+
+def read_log(path):
+    """Emulated events, one dict per closed (or left open) event."""
+    evs = []
+    if not os.path.exists(path):
+        return evs
+    for line in open(path):
+        f = line.split()
+        if f and f[0] == "event":
+            d = dict(kv.split("=", 1) for kv in f[1:])
+            evs.append({k: (v if k == "config" else int(v))
+                        for k, v in d.items()})
+    return evs
+
+
+def fresh(name):
+    p = os.path.join(A.workdir, name)
+    for suf in (".ompf", ".log"):
+        if os.path.exists(p + suf):
+            os.unlink(p + suf)
+    return p + ".ompf", p + ".log"
+
+
+def plain_output(n, w):
+    p = subprocess.run([A.prog, str(n), str(w)], capture_output=True,
+                       text=True, env={"OMP_NUM_THREADS": "2",
+                                       "PATH": os.environ["PATH"]})
+    return p.stdout
+
+
+def exact_run(model, mode, rate=True, threads=3, extra=None):
+    """One tool run; returns (profile, emulator events by tid in open
+    order, stderr)."""
+    env_pfm, names = MODELS[model]
+    out, log = fresh("exact-%s-%s-%d-%d" % (model, mode, rate, bool(extra)))
+    env = env_of(dict(env_pfm, OMPFUSE_EVENTS=",".join(names),
+                      OMPFUSE_MODE=mode, OMP_NUM_THREADS=str(threads),
+                      EPMU_RATE="1" if rate else "0", **(extra or {})),
+                 log, out=out)
+    r = run([A.prog, "12", "100000"], env)
+    check(r.returncode == 0, "%s/%s rc %d: %s" % (model, mode, r.returncode,
+                                                  r.stderr))
+    check(r.stderr == "" or extra, "%s/%s: tool printed %r" % (
+        model, mode, r.stderr))
+    check(r.stdout == plain_output(12, 100000),
+          "%s/%s: program output changed: %r" % (model, mode, r.stdout))
+    p = rt.Profile(out)
+    check(p.rc == 0, "%s/%s: profile unreadable: %s" % (model, mode, p.err))
+    check(p.events == [(n, "counted") for n in names],
+          "%s/%s events %s" % (model, mode, p.events))
+    check(p.meta.get("mode") == mode, "mode meta %s" % p.meta.get("mode"))
+    groups = collections.defaultdict(list)
+    for e in read_log(log):
+        groups[e["tid"]].append(e)
+    for tid in groups:
+        groups[tid].sort(key=lambda e: e["id"])
+    return p, groups, r.stderr
+
+
+def t_exact():
+    """Per thread: the XUs plus the gap equal the total, and the total is
+    what the emulated counter held at the tool's last read; every event is
+    a hardware type (RAW, HARDWARE, HW_CACHE) and ran all the time."""
+    # the mmap page allowing rdpmc: the tool takes its rdpmc path, finds
+    # the event on no counter (index 0) and falls back to read()
+    runs = [(m, mode, None) for m in MODELS for mode in ("run", "reference")]
+    runs.append(("amd", "run", {"EPMU_RDPMC": "1", "OMPFUSE_VERBOSE": "1"}))
+    for model, mode, extra in runs:
+        p, groups, err = exact_run(model, mode, extra=extra)
+        how = re.findall(r"reads by (\S+)", err)
+        check(not extra or (len(how) == 3 and set(how) == {"rdpmc"}),
+              "rdpmc page: reads by %s" % how)
+        check(len(p.threads) == 3, "%s: %d threads" % (model,
+                                                     len(p.threads)))
+        for t in p.threads:
+            evs = groups.get(t["tid"], [])
+            check(len(evs) == 3, "%s: thread %d has %d emulated events"
+                  % (model, t["tid"], len(evs)))
+            if len(evs) != 3:
+                continue
+            check([e["type"] for e in evs] == [4, 0, 3],
+                  "%s: types %s" % (model, [e["type"] for e in evs]))
+            xus = [x for x in p.xus if x["thread"] == t["index"]]
+            for i, e in enumerate(evs):
+                s = sum(x["values"][i] for x in xus)
+                check(s + t["gap"][i] == t["total"][i],
+                      "%s/%s thread %d ev %d: XUs %d + gap %d != %d" % (
+                          model, mode, t["tid"], i, s, t["gap"][i],
+                          t["total"][i]))
+                # the tool counts from its first read to its last
+                emu = e["last_value"] - e["first_value"]
+                check(t["total"][i] == emu and e["reads"] > 1,
+                      "%s/%s thread %d ev %d: total %d, emulated %d" % (
+                          model, mode, t["tid"], i, t["total"][i], emu))
+                check(e["last_running"] == e["last_enabled"] > 0,
+                      "%s: event %d multiplexed: %s" % (model, i, e))
+        print("%s/%s: %d threads, %d XUs exact" % (model, mode,
+                                                   len(p.threads),
+                                                   len(p.xus)))
+
+
+def t_xu_signal():
+    """Counts from epmu_signal() only: XU of iteration i holds exactly
+    weight * (i + 1) of every event, whichever thread ran it."""
+    for model in ("amd", "skl"):
+        p, groups, _ = exact_run(model, "run", rate=False)
+        weights = None
+        for evs in groups.values():
+            w = [e["weight"] for e in evs]
+            check(weights in (None, w), "weights differ across threads")
+            weights = w
+        check(weights is not None and len(set(weights)) > 1,
+              "%s: events should differ per XU: weights %s" % (model, weights))
+        check(len(p.xus) == 12, "%s: %d XUs" % (model, len(p.xus)))
+        for x in p.xus:
+            want = [w * (x["iter_start"] + 1) for w in weights or []]
+            check(x["values"] == want, "%s: XU at %d: %s, want %s" % (
+                model, x["iter_start"], x["values"], want))
+        for t in p.threads:
+            check(t["gap"] == [0, 0, 0], "%s: gap %s" % (model, t["gap"]))
+
+
+def t_probe():
+    """events --probe: the emulated PMU present and its events open."""
+    for model, (env_pfm, names) in MODELS.items():
+        log = os.path.join(A.workdir, "probe-%s.log" % model)
+        env = env_of(dict(env_pfm), log, tool=False)
+        r = run([A.ompfuse, "events", "--probe"], env)
+        check(r.returncode == 0, "%s: events --probe rc %d: %s" % (
+            model, r.returncode, r.stderr))
+        check("Hardware PMU present" in r.stdout,
+              "%s: no PMU reported:\n%s" % (model, r.stdout[:600]))
+        opens = re.findall(r"^  (\S+)\s+OPENS", r.stdout, re.M)
+        fails = re.findall(r"^  (\S+)\s+fails:", r.stdout, re.M)
+        print("%s: %d events open, %d do not" % (model, len(opens),
+                                                  len(fails)))
+        check(len(opens) > 50 and not fails,
+              "%s: %d events open; fail: %s" % (model, len(opens), fails))
+        pmu = (env_pfm.get("LIBPFM_FORCE_PMU") or "amd64_fam19h")
+        check(any(o.startswith(pmu) for o in opens),
+              "%s: no %s event opens" % (model, pmu))
+        check("perf::CYCLES" in opens or model != "amd",
+              "%s: perf::CYCLES does not open" % model)
+
+
+TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=sorted(TESTS))
+    for o in ("epmu", "tool", "dump", "ompfuse", "prog", "workdir"):
+        ap.add_argument("--" + o, required=True)
+    ap.add_argument("--preload", default="")
+    ap.add_argument("--bindir", default="")
+    A = ap.parse_args()
+    rt.A = A
+    A.workdir = os.path.join(A.workdir, A.test)
+    shutil.rmtree(A.workdir, ignore_errors=True)
+    os.makedirs(A.workdir)
+    TESTS[A.test]()
+    if rt.FAILS:
+        print("%d check(s) failed" % len(rt.FAILS))
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
