@@ -198,6 +198,72 @@ def t_probe():
               "%s: perf::CYCLES does not open" % model)
 
 
+def native_events(k, env_pfm=None):
+    """k events of the PMU libpfm4 detects here that open alone without a
+    umask, in listing order."""
+    r = run([A.ompfuse, "events", "--probe"],
+            env_of(dict(env_pfm or {}), os.path.join(A.workdir, "ev.log"),
+                   tool=False))
+    names = re.findall(r"^  (amd64_\w+::\w+)\s+OPENS$", r.stdout, re.M)
+    check(len(names) >= k, "only %d native events open" % len(names))
+    return names[:k]
+
+
+def read_plan(path):
+    plan = collections.defaultdict(list)
+    slots = None
+    for line in open(path):
+        if line.startswith("# slots:"):
+            slots = int(line.split()[2])
+        elif line.strip() and not line.startswith("#"):
+            f = line.split()
+            plan[f[0]].append((int(f[1]), f[2].split(",")))
+    return slots, plan
+
+
+def t_plan():
+    """ompfuse plan without --slots or OMPFUSE_PMU_SLOTS on the emulated
+    PMU: the limit is measured (not libpfm4's 6 counters), and the LGL,
+    BC and reference plans for 33 events are valid under it."""
+    events = native_events(30) + ["cycles", "instructions",
+                                  "perf::L1-DCACHE-LOAD-MISSES"]
+    for limit in (4, 3):
+        out = os.path.join(A.workdir, "plan-%d.txt" % limit)
+        env = env_of({"EPMU_COUNTERS": str(limit)},
+                     os.path.join(A.workdir, "plan.log"), tool=False)
+        r = run([A.ompfuse, "plan", "--events", ",".join(events), "-o", out],
+                env)
+        check(r.returncode == 0, "plan rc %d: %s" % (r.returncode, r.stderr))
+        if r.returncode:
+            continue
+        print(r.stderr.strip().split("\n")[0])
+        check("at most %d of these events count at once" % limit in r.stderr,
+              "limit %d not measured: %s" % (limit, r.stderr))
+        slots, plan = read_plan(out)
+        check(slots == limit, "plan slots %s, emulated %d" % (slots, limit))
+        allsets = [s for role in plan for _, s in plan[role]]
+        check(all(len(s) <= limit for s in allsets),
+              "a set is larger than %d counters" % limit)
+        lgl = [s for _, s in plan["lgl"]]
+        flat = [e for s in lgl for e in s]
+        check(sorted(flat) == sorted(events), "LGL sets do not partition "
+              "the 33 events: %s" % lgl)
+        check(len(lgl) == -(-33 // limit), "LGL: %d sets for %d counters" % (
+            len(lgl), limit))
+        bc = [s for _, s in plan["bc"]]
+        seen = set(bc[0]) if bc else set()
+        for s in bc[1:]:
+            check(seen & set(s), "BC set %s shares nothing before it" % s)
+            seen |= set(s)
+        check(seen == set(events), "BC chain misses %s" % (set(events) - seen))
+        refs = plan["reference"]
+        check(refs and all(rep == 3 for rep, _ in refs), "reference repeats")
+        pairs = {(a, b) for _, s in refs for a in s for b in s if a < b}
+        want = {(a, b) for a in events for b in events if a < b}
+        check(pairs == want, "references miss %d of %d pairs" % (
+            len(want - pairs), len(want)))
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 
