@@ -264,6 +264,67 @@ def t_plan():
             len(want - pairs), len(want)))
 
 
+def t_mux():
+    """A run whose group the emulated kernel time-shares (a competing user
+    takes one of the 4 counters every other tick): the tool says error
+    (warning in a reference run), marks every event multiplexed with the
+    emulator's enabled/running times, and combine carries the status."""
+    names = ["RETIRED_INSTRUCTIONS", "cycles", "perf::L1-DCACHE-LOAD-MISSES",
+             "RETIRED_OPS"]
+    busy = {"EPMU_BUSY": "1", "EPMU_TICK_US": "1000",
+            "OMPFUSE_EVENTS": ",".join(names), "OMP_NUM_THREADS": "2"}
+    args = ["12", "1000000"]
+    outs = {}
+    for mode, word in (("run", "error"), ("reference", "warning")):
+        out, log = fresh("mux-" + mode)
+        r = run([A.prog] + args, env_of(dict(busy, OMPFUSE_MODE=mode), log,
+                                          out=out))
+        outs[mode] = out
+        check(r.returncode == 0 and r.stdout == plain_output(*args),
+              "%s: program changed: rc %d %r" % (mode, r.returncode,
+                                                  r.stdout))
+        check(("%s: the counter group was multiplexed" % word) in r.stderr,
+              "%s: multiplexing not reported as %s: %r" % (mode, word,
+                                                            r.stderr))
+        p = rt.Profile(out)
+        check(p.events == [(n, "multiplexed") for n in names],
+              "%s: events %s" % (mode, p.events))
+        byid = collections.defaultdict(list)
+        for e in read_log(log):
+            byid[e["tid"]].append(e)
+        for t in p.threads:
+            e = min(byid[t["tid"]], key=lambda e: e["id"])
+            # a thread that ran 3 ticks met the busy counter (odd ticks)
+            check(0 < t["running"][0] < t["enabled"][0] or
+                  t["enabled"][0] < 3000000,
+                  "%s: thread %d running %s enabled %s" % (
+                      mode, t["tid"], t["running"][0], t["enabled"][0]))
+            check((t["enabled"][0], t["running"][0]) ==
+                  (e["last_enabled"], e["last_running"]),
+                  "%s: times %s, emulated %s" % (mode, t, e))
+    # a clean run of two other events, fused with the multiplexed one
+    out, log = fresh("clean")
+    r = run([A.prog] + args, env_of(dict(
+        busy, EPMU_BUSY="0",
+        OMPFUSE_EVENTS="RETIRED_INSTRUCTIONS,RETIRED_BRANCH_INSTRUCTIONS"),
+        log, out=out))
+    check(r.returncode == 0 and r.stderr == "", "clean run: %s" % r.stderr)
+    fused = os.path.join(A.workdir, "fused.ompf")
+    r = run([A.ompfuse, "combine", "--strategy", "lgl", "-o", fused, out,
+             outs["run"]], dict(os.environ))
+    check(r.returncode == 0, "combine rc %d: %s" % (r.returncode, r.stderr))
+    for n in names[1:]:
+        check("values of %s come from %s where its status is multiplexed" % (
+            n, outs["run"]) in r.stdout + r.stderr,
+            "combine silent about %s: %s" % (n, r.stdout))
+    d = subprocess.run([A.dump, fused], capture_output=True, text=True)
+    st = dict(l.split()[1:3] for l in d.stdout.splitlines()
+              if l.startswith("event "))
+    check(st.get("RETIRED_INSTRUCTIONS") == "counted" and
+          all(st.get(n) == "multiplexed" for n in names[1:]),
+          "fused statuses %s" % st)
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 
