@@ -35,7 +35,7 @@ typedef struct epmu_ev {
     uint64_t enabled_ns, running_ns;
     int active;            /* group on the counters in this slot */
     struct perf_event_mmap_page *page; /* the emulator's view */
-    uint64_t nreads, first_value, last_value, last_enabled, last_running;
+    uint64_t nreads, first_value, first_enabled, first_running, last_value, last_enabled, last_running;
 } epmu_ev_t;
 
 struct epmu_ctx {

@@ -22,6 +22,8 @@ static uint64_t next_id = 1000;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread sigset_t saved_mask;
 
+static void log_line(const char *line, size_t n);
+
 /* Signals stay blocked while the lock is held: the HEM emulator engine
  * reads its group from a signal handler on the same thread. */
 void epmu_lock(void)
@@ -390,8 +392,11 @@ void epmu_model_release(epmu_ev_t *e)
 
 static void note_read(epmu_ev_t *e, const epmu_ev_t *times)
 {
-    if (e->nreads++ == 0)
+    if (e->nreads++ == 0) {
         e->first_value = e->count;
+        e->first_enabled = times->enabled_ns;
+        e->first_running = times->running_ns;
+    }
     e->last_value = e->count;
     e->last_enabled = times->enabled_ns;
     e->last_running = times->running_ns;
@@ -484,30 +489,47 @@ void epmu_model_signal(pid_t tid, unsigned long n)
     if (!c)
         return;
     advance(c);
+    char line[1024];
+    size_t k = (size_t)snprintf(line, sizeof line, "signal tid=%d n=%lu active=",
+                                (int)tid, n);
     for (epmu_ev_t *l = c->groups; l; l = l->next_grp)
         for (epmu_ev_t *e = l; e; e = e->next_sib) {
             if (!counting(e))
                 continue;
             e->truth += (uint64_t)n * e->weight;
-            if (e->active)
+            if (e->active) {
                 e->count += (uint64_t)n * e->weight;
+                if (k + 24 < sizeof line)
+                    k += (size_t)snprintf(line + k, sizeof line - k, "%llu,",
+                                          (unsigned long long)e->id);
+            }
         }
+    line[k++] = '\n';
+    log_line(line, k);
 }
 
-/* One line per event: what it counted, what the last read() returned and
- * what it would have counted never multiplexed. */
-void epmu_model_log(epmu_ev_t *e)
+static void log_line(const char *line, size_t n)
 {
     if (!epmu_cfg.log || !*epmu_cfg.log)
         return;
     int fd = open(epmu_cfg.log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return;
-    char line[512];
+    if (write(fd, line, n) != (ssize_t)n) {
+        /* a test then finds the line missing */
+    }
+    close(fd);
+}
+
+/* One line per event: what it counted, what the first and last read()
+ * returned and what it would have counted never multiplexed. */
+void epmu_model_log(epmu_ev_t *e)
+{
+    char line[640];
     int w = snprintf(line, sizeof line,
                      "event pid=%d tid=%d id=%llu type=%u config=0x%llx "
                      "leader=%llu hw=%d rate=%u weight=%u reads=%llu "
-                     "first_value=%llu "
+                     "first_value=%llu first_enabled=%llu first_running=%llu "
                      "last_value=%llu last_enabled=%llu last_running=%llu "
                      "value=%llu enabled=%llu running=%llu truth=%llu "
                      "rotations=%llu\n",
@@ -517,6 +539,8 @@ void epmu_model_log(epmu_ev_t *e)
                      (unsigned long long)e->leader->id, e->hw, e->rate,
                      e->weight, (unsigned long long)e->nreads,
                      (unsigned long long)e->first_value,
+                     (unsigned long long)e->first_enabled,
+                     (unsigned long long)e->first_running,
                      (unsigned long long)e->last_value,
                      (unsigned long long)e->last_enabled,
                      (unsigned long long)e->last_running,
@@ -525,10 +549,8 @@ void epmu_model_log(epmu_ev_t *e)
                      (unsigned long long)e->running_ns,
                      (unsigned long long)e->truth,
                      (unsigned long long)e->ctx->rotations);
-    if (w > 0 && write(fd, line, (size_t)w) != w) {
-        /* a test then finds the line missing */
-    }
-    close(fd);
+    if (w > 0)
+        log_line(line, (size_t)w < sizeof line ? (size_t)w : sizeof line - 1);
 }
 
 void epmu_model_log_all(void)

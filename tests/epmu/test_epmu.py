@@ -325,6 +325,192 @@ def t_mux():
           "fused statuses %s" % st)
 
 
+HEM_EVENTS = ["RETIRED_INSTRUCTIONS", "cycles", "perf::L1-DCACHE-LOAD-MISSES",
+              "RETIRED_OPS", "RETIRED_BRANCH_INSTRUCTIONS",
+              "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
+              "RETIRED_NEAR_RETURNS", "DIV_OP_COUNT"]
+
+
+def export_json(path):
+    j = os.path.join(A.workdir, os.path.basename(path) + ".json")
+    r = run([A.ompfuse, "export", "--format", "json", "-o", j, path],
+            dict(os.environ))
+    check(r.returncode == 0, "export %s: %s" % (path, r.stderr))
+    import json
+    return json.load(open(j))["profiles"][0]
+
+
+def hem_run(name, mode, extra):
+    """8 events, counts from epmu_signal() only (each XU's truth is
+    weight * (i + 1)); returns (profile JSON, log events by tid, signals)."""
+    out, log = fresh(name)
+    env = env_of(dict({"OMPFUSE_EVENTS": ",".join(HEM_EVENTS),
+                       "OMPFUSE_MODE": mode, "OMP_NUM_THREADS": "2",
+                       "EPMU_RATE": "0"}, **extra), log, out=out)
+    args = ["12", "1000000"]
+    r = run([A.prog] + args, env)
+    check(r.returncode == 0 and r.stdout == plain_output(*args),
+          "%s: rc %d, output %r: %s" % (name, r.returncode, r.stdout,
+                                        r.stderr))
+    check(r.stderr == "", "%s: tool printed %r" % (name, r.stderr))
+    evs = collections.defaultdict(list)
+    for e in read_log(log):
+        evs[e["tid"]].append(e)
+    for t in evs:
+        evs[t].sort(key=lambda e: e["id"])
+    sig = {}
+    for line in open(log) if os.path.exists(log) else []:
+        if line.startswith("signal "):
+            d = dict(kv.split("=", 1) for kv in line.split()[1:])
+            sig[int(d["n"]) - 1] = (int(d["tid"]), {
+                int(x) for x in d["active"].split(",") if x})
+    return export_json(out), evs, sig
+
+
+def close(a, b):
+    return a is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def scaled(v, e, r):
+    return v * e / r if r else 0.0
+
+
+def t_hem():
+    """The HEM kernel engine (one group per event) on the emulated
+    4-counter PMU.  Without rotation the first 4 groups count and the rest
+    never run: estimates are the truth or 0 / missing, and the tool's own
+    emulator engine (OMPFUSE_PMU_SLOTS=4 over one 8-event group) gives the
+    same numbers.  With a 1 ms tick: per thread, totals are the scaled
+    emulated readings exactly, XUs + gap telescope; per XU, hem-delta is
+    truth * denabled/drunning when the event was on a counter at the XU's
+    signal and 0 or missing when it was not."""
+    no_rot = {"EPMU_TICK_US": "100000000"}
+    for mode in ("hem", "hem-delta"):
+        kern, evs, _ = hem_run("hem-k-" + mode, mode,
+                             dict(no_rot, OMPFUSE_HEM_ENGINE="kernel"))
+        emu, _, _ = hem_run("hem-e-" + mode, mode, dict(
+            no_rot, OMPFUSE_HEM_ENGINE="emulator", OMPFUSE_PMU_SLOTS="4",
+            OMPFUSE_MUX_PERIOD_US="100000000", EPMU_COUNTERS="8"))
+        check(kern["metadata"].get("mux_clock") == "kernel",
+              "kernel engine not used: %s" % kern["metadata"])
+        for p in (kern, emu):
+            check(len(p["xus"]) == 12, "%s: %d XUs" % (mode, len(p["xus"])))
+        by_label = {x["label"]: x["values"] for x in emu["xus"]}
+        weights = [e["weight"] for e in next(iter(evs.values()), [])]
+        for x in kern["xus"]:
+            truth = [w * (x["iter_start"] + 1) for w in weights]
+            off = None if mode == "hem-delta" else 0
+            want = truth[:4] + [off] * 4
+            check(x["values"] == want, "%s kernel XU %d: %s, want %s" % (
+                mode, x["iter_start"], x["values"], want))
+            check(by_label.get(x["label"]) == x["values"],
+                  "%s: engines differ at XU %d: kernel %s, emulator %s" % (
+                      mode, x["iter_start"], x["values"],
+                      by_label.get(x["label"])))
+    # rotation every 1 ms of thread CPU time
+    errs = collections.defaultdict(list)
+    for mode in ("hem", "hem-delta"):
+        p, evs, sig = hem_run("hem-rot-" + mode, mode, {
+            "EPMU_TICK_US": "1000", "OMPFUSE_HEM_ENGINE": "kernel"})
+        rotated = 0
+        for t in p["threads"]:
+            le = evs.get(t["os_tid"], [])
+            check(len(le) == 8, "thread %d: %d emulated events" % (
+                t["os_tid"], len(le)))
+            if len(le) != 8:
+                continue
+            rotated = max(rotated, le[0]["rotations"])
+            for i, e in enumerate(le):
+                dv = e["last_value"] - e["first_value"]
+                de = e["last_enabled"] - e["first_enabled"]
+                dr = e["last_running"] - e["first_running"]
+                if mode == "hem":
+                    tot = scaled(e["last_value"], e["last_enabled"],
+                                 e["last_running"]) - scaled(
+                        e["first_value"], e["first_enabled"],
+                        e["first_running"])
+                else:
+                    tot = dv * de / dr if dr else None
+                check((t["total"][i] is None and tot is None) or
+                      close(t["total"][i], tot),
+                      "%s thread %d ev %d: total %s, emulated %s" % (
+                          mode, t["os_tid"], i, t["total"][i], tot))
+                check((t["enabled_ns"][i], t["running_ns"][i]) == (de, dr),
+                      "%s: times %s/%s, emulated %d/%d" % (
+                          mode, t["enabled_ns"][i], t["running_ns"][i],
+                          de, dr))
+                if mode == "hem":
+                    xs = sum(x["values"][i] for x in p["xus"]
+                             if x["thread"] == t["index"])
+                    check(close(xs + t["gap"][i], t["total"][i]),
+                          "hem: XUs %s + gap %s != total %s" % (
+                              xs, t["gap"][i], t["total"][i]))
+        check(rotated > 0, "%s: the emulated kernel never rotated" % mode)
+        ids = {t: [e["id"] for e in le] for t, le in evs.items()}
+        w = {t: [e["weight"] for e in le] for t, le in evs.items()}
+        for x in p["xus"]:
+            i = x["iter_start"]
+            tid, active = sig.get(i, (None, set()))
+            if tid not in ids:
+                check(False, "XU %d: no signal logged" % i)
+                continue
+            for k, v in enumerate(x["values"]):
+                truth = w[tid][k] * (i + 1)
+                on = ids[tid][k] in active
+                if mode == "hem-delta":
+                    check((v is not None and v >= truth * (1 - 1e-12))
+                          if on else v in (None, 0),
+                          "hem-delta XU %d ev %d: %s, truth %d, on %s" % (
+                              i, k, v, truth, on))
+                errs[mode].append(abs((v or 0) - truth) / truth)
+    for mode, e in errs.items():
+        print("%s, kernel engine, 1 ms tick: mean |error| %.1f%% of the "
+              "truth over %d XU values" % (mode, 100 * sum(e) / len(e),
+                                           len(e)))
+
+
+def t_too_many():
+    """A group larger than the counters in a run: the x86 kernel refuses
+    the member that does not fit (EINVAL); the tool names the reason (no
+    free counter), counts the rest exactly, and software events still
+    join.  On Skylake the fixed counters take instructions and cycles, so
+    6 hardware events fit 4 general + 3 fixed counters."""
+    amd = ["RETIRED_INSTRUCTIONS", "cycles", "perf::L1-DCACHE-LOAD-MISSES",
+           "RETIRED_OPS", "RETIRED_BRANCH_INSTRUCTIONS", "perf::TASK-CLOCK"]
+    skl = ["INST_RETIRED:ANY_P", "perf::CYCLES", "BR_INST_RETIRED:ALL_BRANCHES",
+           "L1D:REPLACEMENT", "LONGEST_LAT_CACHE:MISS", "UOPS_ISSUED:ANY"]
+    cases = [("amd", {}, amd, [1, 1, 1, 1, 0, 1]),
+             ("skl", dict(MODELS["skl"][0], EPMU_FIXED="3"), skl, [1] * 6),
+             ("skl", dict(MODELS["skl"][0], EPMU_FIXED="0"), skl,
+              [1, 1, 1, 1, 0, 0])]
+    for k, (model, env_pfm, names, counted) in enumerate(cases):
+        out, log = fresh("many-%d" % k)
+        r = run([A.prog, "12", "100000"], env_of(dict(
+            env_pfm, OMPFUSE_EVENTS=",".join(names), OMP_NUM_THREADS="2"),
+            log, out=out))
+        check(r.returncode == 0, "%s: rc %d" % (model, r.returncode))
+        p = rt.Profile(out)
+        st = [int(s == "counted") for _, s in p.events]
+        check(st == counted, "%s case %d: counted %s, want %s: %s" % (
+            model, k, st, counted, r.stderr))
+        for i, c in enumerate(counted):
+            if not c:
+                check("event %s: no free counter: the " % names[i] in r.stderr
+                      and p.reasons[names[i]].startswith(
+                          "event %s: no free counter" % names[i]),
+                      "%s: reason for %s: %r" % (model, names[i], r.stderr))
+        byid = collections.defaultdict(list)
+        for e in read_log(log):
+            byid[e["tid"]].append(e)
+        for t in p.threads:
+            # the tool's own test opens (reads 0) are not the group
+            le = sorted((e for e in byid[t["tid"]] if e["reads"]),
+                        key=lambda e: e["id"])
+            vals = [v for v, c in zip(t["total"], counted) if c]
+            check(vals == [e["last_value"] - e["first_value"] for e in le],
+                  "%s: totals %s, emulated %s" % (model, vals, le))
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 
