@@ -121,7 +121,9 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     setenv("OMPFUSE_OUTPUT", r->profile, 1);
     setenv("OMPFUSE_MODE", ompf_plan_role_mode(r->role), 1);
     setenv("OMPFUSE_ROLE", ompf_plan_role_name(r->role), 1);
-    if (c->slots) {
+    if (c->kernel_hem[r->index - 1]) {
+        unsetenv("OMPFUSE_PMU_SLOTS"); /* the kernel's counters decide */
+    } else if (c->slots) {
         char s[32];
         snprintf(s, sizeof s, "%u", c->slots);
         setenv("OMPFUSE_PMU_SLOTS", s, 1);

@@ -511,6 +511,48 @@ def t_too_many():
                   "%s: totals %s, emulated %s" % (model, vals, le))
 
 
+def t_campaign():
+    """ompfuse campaign on cg-static with 8 hardware events and the
+    emulated 4-counter PMU: every run succeeds, the HEM runs are
+    multiplexed by the (emulated) kernel, every strategy and HEM variant
+    gets an EPD and the report is written."""
+    out = os.path.join(A.workdir, "camp")
+    log = os.path.join(A.workdir, "camp.log")
+    env = env_of({}, log, tool=False)
+    r = run([A.ompfuse, "campaign", "--out", out, "--events",
+             ",".join(HEM_EVENTS), "--slots", "4", "--benchmarks",
+             "cg-static", "--quick"], env, timeout=1200)
+    check(r.returncode == 0, "campaign rc %d: %s" % (r.returncode,
+                                                     r.stderr[-3000:]))
+    check(os.path.getsize(os.path.join(out, "report.html")) > 1000,
+          "no report")
+    rows = [l.rstrip("\n").split("\t")
+            for l in open(os.path.join(out, "epd.tsv"))]
+    head, row = rows[0], rows[1] if len(rows) > 1 else []
+    print("\n".join("\t".join(x) for x in rows))
+    want = ["ctc", "lgl", "bc", "bc-unlabeled", "random", "hem", "hem-delta",
+            "hem-cleaned", "hem-delta-cleaned"]
+    check(head[1:] == want and len(row) == 10,
+          "epd.tsv columns %s / %s" % (head, row))
+    for k, v in zip(head[1:], row[1:]):
+        try:
+            ok = float(v) > 0
+        except ValueError:
+            ok = False
+        check(ok, "no EPD for %s: %r" % (k, v))
+    bench = os.path.join(out, "cg-static")
+    for f in sorted(os.listdir(bench)):
+        if re.match(r"hem(-delta)?-\d+-r\d+\.ompf$", f):
+            p = rt.Profile(os.path.join(bench, f))
+            check(p.meta.get("hem_engine") == "kernel",
+                  "%s: engine %s" % (f, p.meta.get("hem_engine")))
+            check(all(s == "estimated" for _, s in p.events),
+                  "%s: events %s" % (f, p.events))
+    mux = [e for e in read_log(log) if e["hw"] and e["reads"]
+           and e["last_running"] < e["last_enabled"]]
+    check(mux, "no emulated event was ever multiplexed")
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 
