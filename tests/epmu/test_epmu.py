@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The hardware path on the emulated PMU (docs/epmu.md).  Usage:
   test_epmu.py TEST --epmu LIB --tool LIB --dump DUMP --ompfuse BIN
-               --prog PROG --workdir DIR [--preload ASAN_RT] [--bindir DIR]
+               --prog PROG --workdir DIR [--bindir DIR]
 Every run preloads libepmu.so; its log (EPMU_LOG) is the emulated truth."""
 import argparse
 import collections
@@ -39,8 +39,7 @@ def env_of(extra, log, tool=True, out=None):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMPFUSE_", "EPMU_", "LIBPFM_"))
            and k not in ("OMP_TOOL_LIBRARIES", "LD_PRELOAD")}
-    pre = ([A.preload] if A.preload else []) + [A.epmu]
-    env["LD_PRELOAD"] = " ".join(pre)
+    env["LD_PRELOAD"] = A.epmu
     env["EPMU_LOG"] = log
     if tool:
         env["OMP_TOOL_LIBRARIES"] = A.tool
@@ -562,7 +561,6 @@ def main():
     ap.add_argument("test", choices=sorted(TESTS))
     for o in ("epmu", "tool", "dump", "ompfuse", "prog", "workdir"):
         ap.add_argument("--" + o, required=True)
-    ap.add_argument("--preload", default="")
     ap.add_argument("--bindir", default="")
     A = ap.parse_args()
     rt.A = A
