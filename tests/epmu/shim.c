@@ -32,8 +32,17 @@ static int (*r_fcntl)(int, int, ...);
 static int (*r_stat)(const char *, struct stat *);
 static FILE *(*r_fopen)(const char *, const char *);
 
-#define REAL(name) \
-    (r_##name ? r_##name : (r_##name = (__typeof__(r_##name))dlsym(RTLD_NEXT, #name)))
+/* libc's definition, looked up once */
+static void *real(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+#define REAL(name) ((__typeof__(r_##name))real((void **)&r_##name, #name))
 
 __attribute__((constructor)) static void epmu_init(void)
 {
