@@ -1,6 +1,7 @@
 /* Executing a plan: one child process per run, manifest, resume, progress,
  * timeouts, failures recorded without stopping the campaign. */
 #include "campaign_int.h"
+#include "ompfuse/counters.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -140,6 +141,7 @@ void ompf_campaign_destroy(ompf_campaign_t *c)
     }
     free(c->runs);
     free(c->line);
+    free(c->kernel_hem);
     if (c->argv)
         for (size_t i = 0; c->argv[i]; i++)
             free(c->argv[i]);
@@ -198,6 +200,25 @@ static int setup_libgomp_route(ompf_campaign_t *c, ompf_error_t *err)
                 "OpenMP runtime)\n",
                 c->program, libomp, link);
     return 0;
+}
+
+/* A HEM line with a hardware event: on a PMU the kernel multiplexes it.
+ * The tool's user-space engine (which OMPFUSE_PMU_SLOTS selects) needs
+ * every event in one group, and the kernel refuses a group larger than
+ * its counters, so such a run gets no OMPFUSE_PMU_SLOTS (docs/hem.md). */
+static int kernel_hem(const ompf_plan_run_t *pr)
+{
+    if (pr->role != OMPF_ROLE_HEM && pr->role != OMPF_ROLE_HEM_DELTA)
+        return 0;
+    ompf_cnt_set_t *s = NULL;
+    if (ompf_cnt_set_create((const char *const *)pr->events, pr->n_events, &s,
+                            NULL) != 0)
+        return 0;
+    int hw = 0;
+    for (size_t i = 0; i < pr->n_events; i++)
+        hw |= ompf_cnt_set_is_hardware(s, i);
+    ompf_cnt_set_destroy(s);
+    return hw;
 }
 
 int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
@@ -291,7 +312,8 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
     c->n = ompf_plan_total_runs(plan, -1);
     c->runs = calloc(c->n ? c->n : 1, sizeof *c->runs);
     c->line = calloc(c->n ? c->n : 1, sizeof *c->line);
-    if (!c->runs || !c->line) {
+    c->kernel_hem = calloc(c->n ? c->n : 1, 1);
+    if (!c->runs || !c->line || !c->kernel_hem) {
         ompf_campaign_destroy(c);
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
@@ -320,6 +342,8 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
             run->status = role_selected(o->roles, pr->role) ? OMPF_RUN_PENDING
                                                             : OMPF_RUN_SKIPPED;
             c->line[k] = pr;
+            c->kernel_hem[k] = (unsigned char)(r == 1 ? kernel_hem(pr)
+                                                      : c->kernel_hem[k - 1]);
         }
     }
     rc = setup_libgomp_route(c, err);

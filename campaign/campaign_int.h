@@ -25,6 +25,8 @@ struct ompf_campaign {
     ompf_campaign_run_t *runs;
     /* per run: the plan line's options */
     const ompf_plan_run_t **line;
+    /* per run: a HEM run of hardware events, left to the kernel */
+    unsigned char *kernel_hem;
     int plain_done;
     ompf_dirlock_t *lock; /* NULL with opts.no_lock */
 };

@@ -125,7 +125,9 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
      * first run learns them, the others read them (docs/tool.md) */
     if (!getenv("OMPFUSE_CACHE_DIR"))
         setenv("OMPFUSE_CACHE_DIR", c->dir, 1);
-    if (c->slots) {
+    if (c->kernel_hem[r->index - 1]) {
+        unsetenv("OMPFUSE_PMU_SLOTS"); /* the kernel's counters decide */
+    } else if (c->slots) {
         char s[32];
         snprintf(s, sizeof s, "%u", c->slots);
         setenv("OMPFUSE_PMU_SLOTS", s, 1);

@@ -290,6 +290,21 @@ int ompf_cmd_plan(int argc, char **argv)
         }
     }
 
+    /* libpfm4 knows the model's counters, not how many are free for us:
+     * measure it on the events themselves */
+    char measured[160];
+    if (!strcmp(slot_src, "the PMU's general counters")) {
+        size_t m = ompf_plan_measure_slots((const char *const *)items, n,
+                                           o.slots, o.compat, o.compat_ctx);
+        if (m >= 1 && m < o.slots && m < n) {
+            snprintf(measured, sizeof measured,
+                     "a measurement: at most %zu of these events count at "
+                     "once; libpfm4 lists %u general counters", m, o.slots);
+            o.slots = (unsigned)m;
+            slot_src = measured;
+        }
+    }
+
     /* pilot correlations */
     double *corr = NULL;
     ompf_profile_t *prof[64];

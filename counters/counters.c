@@ -468,6 +468,31 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu,
                         PERF_FLAG_FD_CLOEXEC);
 }
 
+/* x86 refuses (EINVAL) a member whose group would not fit the PMU's
+ * counters.  An event that opens alone failed for that reason: say so,
+ * not "not supported". */
+static int no_room(ompf_cnt_group_t *g, struct perf_event_attr *a, pid_t pid,
+                   int cpu, size_t i)
+{
+    struct perf_event_attr alone = *a;
+    alone.disabled = 1;
+    int fd = perf_open(&alone, pid, cpu, -1);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    size_t hw = 0;
+    for (size_t k = 0; k < i; k++)
+        hw += g->fd[k] >= 0 && ompf_cnt_set_is_hardware(g->set, k);
+    g->fail[i] = OMPF_CNT_LIMIT;
+    g->err[i] = EINVAL;
+    snprintf(g->reason[i], sizeof g->reason[i],
+             "event %s: no free counter: the %zu hardware event%s before "
+             "it fill the PMU (the kernel refused the group: %s); count "
+             "fewer at once",
+             g->set->ev[i].name, hw, hw == 1 ? "" : "s", strerror(EINVAL));
+    return 1;
+}
+
 int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
                         unsigned flags, ompf_cnt_group_t **out)
 {
@@ -501,7 +526,11 @@ int ompf_cnt_group_open(const ompf_cnt_set_t *s, pid_t pid, int cpu,
         int fd = ompf_pfd_adopt(perf_open(&a, pid, cpu,
                                           ompf_pfd_fd(g->leader)));
         if (fd < 0) {
-            open_fail(g, i, errno);
+            int e = errno;
+            if (e == EINVAL && g->leader >= 0 && ompf_cnt_set_is_hardware(s, i) &&
+                no_room(g, &a, pid, cpu, i))
+                continue;
+            open_fail(g, i, e);
             continue;
         }
         if (g->leader < 0)

@@ -28,3 +28,21 @@ int ompf_plan_probe_compat(const char *const *events, size_t n, void *ctx,
     }
     return 1;
 }
+
+size_t ompf_plan_measure_slots(const char *const *events, size_t n,
+                               unsigned max, ompf_plan_compat_fn compat,
+                               void *ctx)
+{
+    const char *set[64];
+    size_t k = 0;
+    if (!compat)
+        compat = ompf_plan_probe_compat;
+    if (max > 64)
+        max = 64;
+    for (size_t i = 0; i < n && k < max; i++) {
+        set[k] = events[i];
+        if (compat(set, k + 1, ctx, NULL, 0))
+            k++;
+    }
+    return k;
+}

@@ -108,6 +108,14 @@ typedef int (*ompf_plan_compat_fn)(const char *const *events, size_t n,
  * The slot limit is checked by the planners, not here. */
 int ompf_plan_probe_compat(const char *const *events, size_t n, void *ctx,
                            char *why, size_t whylen);
+/* How many of the events count together: a set grown greedily in list
+ * order (an event joins when the set with it is compatible) up to max.
+ * Below both max and n, it is the counter limit the PMU really has, which
+ * libpfm4's table cannot know (counters taken by the NMI watchdog or a
+ * hypervisor, or a limit set for a test).  compat NULL: the real oracle. */
+size_t ompf_plan_measure_slots(const char *const *events, size_t n,
+                               unsigned max, ompf_plan_compat_fn compat,
+                               void *ctx);
 /* Everything compatible (what-if planning, --assume-compatible). */
 int ompf_plan_assume_compat(const char *const *events, size_t n, void *ctx,
                             char *why, size_t whylen);
