@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,28 @@ void ft_cache_load(void)
     boot[strcspn(boot, "\n")] = '\0';
     if (!boot[0])
         return;
-    int w = snprintf(cc.path, sizeof cc.path, "%s/.startup-%s", dir, boot);
+    /* libpfm4's environment changes what a name encodes to (a forced PMU
+     * model, inactive PMUs, ...): runs under another one use another file */
+    static const char *const pfm_env[] = {"LIBPFM_FORCE_PMU", "LIBPFM_ENCODE_INACTIVE",
+                                          "LIBPFM_DISABLED_PMUS"};
+    uint32_t h = 2166136261u;
+    int any = 0;
+    for (size_t i = 0; i < sizeof pfm_env / sizeof pfm_env[0]; i++) {
+        const char *v = getenv(pfm_env[i]);
+        if (!v)
+            continue;
+        any = 1;
+        for (const char *c = pfm_env[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        h = (h ^ '=') * 16777619u;
+        for (const char *c = v; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        h = (h ^ ';') * 16777619u;
+    }
+    char suffix[16] = "";
+    if (any)
+        snprintf(suffix, sizeof suffix, "-%08x", (unsigned)h);
+    int w = snprintf(cc.path, sizeof cc.path, "%s/.startup-%s%s", dir, boot, suffix);
     if (w < 0 || (size_t)w >= sizeof cc.path) {
         cc.path[0] = '\0';
         return;

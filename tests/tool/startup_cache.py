@@ -137,6 +137,17 @@ def main():
           "topology of another mask not used: %s" % cpus)
     check(enc[1][2] == 0, "events of that file still used")
 
+    # Under another libpfm4 environment (a forced PMU model encodes names
+    # differently) the planted file is not read: another file is used.
+    with open(cfile, "w") as f:
+        f.write(planted)
+    err = run(os.path.join(w, "forced.ompf"), cdir, {"LIBPFM_ENCODE_INACTIVE": "1"})
+    enc, _ = profile(os.path.join(w, "forced.ompf"))
+    check(enc == plain_enc, "another libpfm4 environment: planted file ignored: %s" % (enc,))
+    check(libpfm_initialised(err), "another libpfm4 environment: libpfm4 again")
+    others = [n for n in os.listdir(cdir) if n.startswith(".startup-" + boot_id() + "-")]
+    check(len(others) == 1, "another libpfm4 environment: its own file %s" % others)
+
     # A file of another boot is not read.
     os.rename(cfile, os.path.join(cdir, ".startup-00000000-0000-0000-0000-000000000000"))
     err = run(os.path.join(w, "otherboot.ompf"), cdir)
