@@ -30,8 +30,11 @@ void fmt_exact_free(fmt_exact_t *x)
 
 int fmt_exact_decode(fmt_exact_t *x, fmt_cur_t *c, uint32_t count, char *why, size_t len)
 {
-    if (x->n + count < x->n)
-        return OMPF_ENOMEM;
+    /* A record takes at least 3 bytes: memory stays bounded by the payload. */
+    if ((uint64_t)count * 3 > (uint64_t)(c->end - c->p)) {
+        c->bad = 1;
+        return 0;
+    }
     if (x->n + count > x->cap) {
         size_t cap = x->cap ? x->cap : 16;
         while (cap < x->n + count)

@@ -689,15 +689,18 @@ static bytes_t c_exact_twice(void)
     fmt_exact_rec_t r[] = {{1, 0, P53 + 1}, {1, 0, P53 + 1}};
     return exact_file((double)P53, r, 2);
 }
-static bytes_t c_exact_short(void)
+/* n records announced, one there (10 bytes: 4 records cannot fit). */
+static bytes_t exact_short(uint32_t n)
 {
     fmt_exact_rec_t r[] = {{1, 0, P53 + 1}};
     bytes_t b = exact_file((double)P53, r, 1);
     size_t off = find_chunk(&b, FMT_CHUNK_EXACT);
-    fmt_put_u32(b.d + off + 24, 2); /* two records announced, one there */
+    fmt_put_u32(b.d + off + 24, n);
     fix_crc(&b, off);
     return b;
 }
+static bytes_t c_exact_short(void) { return exact_short(2); }
+static bytes_t c_exact_absurd(void) { return exact_short(4); }
 
 static const mcase_t cases[] = {
     {"exact count", c_exact_valid, 0, NULL},
@@ -708,6 +711,7 @@ static const mcase_t cases[] = {
     {"exact count of no event", c_exact_no_event, OMPF_EFORMAT, "names no event"},
     {"exact count twice", c_exact_twice, OMPF_EFORMAT, "has two exact counts"},
     {"exact records short", c_exact_short, OMPF_EFORMAT, "runs past the end"},
+    {"exact records beyond the payload", c_exact_absurd, OMPF_EFORMAT, "runs past the end"},
     {"version 2 label paths", c_paths_valid, 0, NULL},
     {"version 1 file", c_version1, 0, NULL},
     {"label path of 0 nodes", c_paths_empty, OMPF_EFORMAT, "has 0 nodes"},
