@@ -307,7 +307,11 @@ int ompf_plan_save(const ompf_plan_t *p, const char *path, ompf_error_t *err)
     char *tmp = malloc(len);
     if (!tmp)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    int direct = ompf_output_is_special(path); /* a device: written, not renamed over */
+    if (direct)
+        snprintf(tmp, len, "%s", path);
+    else
+        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
         int e = errno;
@@ -320,11 +324,12 @@ int ompf_plan_save(const ompf_plan_t *p, const char *path, ompf_error_t *err)
     int rc = ompf_plan_write(p, f);
     if (fclose(f) != 0)
         rc = OMPF_EIO;
-    if (rc == 0 && rename(tmp, path) != 0)
+    if (rc == 0 && !direct && rename(tmp, path) != 0)
         rc = OMPF_EIO;
     if (rc) {
         int e = errno;
-        unlink(tmp);
+        if (!direct)
+            unlink(tmp);
         free(tmp);
         return ompf_error_set(err, OMPF_EIO, "cannot write the plan %s: %s",
                               path, strerror(e));

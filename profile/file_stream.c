@@ -392,6 +392,14 @@ int ompf_writer_create(const char *path, const ompf_profile_t *header, ompf_writ
     if (!path || !*path || !header || !out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_writer_create: missing argument");
     *out = NULL;
+    /* The profile is built under a temporary name and renamed: over a
+     * device or FIFO that would replace the node, so such a path is
+     * refused (the tool then writes no profile and says why). */
+    if (ompf_output_is_special(path))
+        return ompf_error_set(err, OMPF_EINVAL,
+                              "%s is a device, FIFO or socket, not a file: no profile is "
+                              "written there; give a file name",
+                              path);
     ompf_writer_t *w = calloc(1, sizeof *w);
     if (!w)
         return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);

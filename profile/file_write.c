@@ -169,8 +169,15 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *
     char *tmp = malloc(tlen);
     if (!tmp)
         return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* a device or FIFO (-o /dev/null) is written directly, never renamed
+     * over */
+    int direct = ompf_output_is_special(path);
+    if (direct)
+        snprintf(tmp, tlen, "%s", path);
+    else
+        snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    int fd = direct ? open(tmp, O_WRONLY | O_CLOEXEC)
+                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
                                 "%s: cannot create: %s; check that the directory exists "
@@ -185,14 +192,14 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *
     ZSTD_freeCCtx(w.z);
     fmt_buf_free(&w.payload);
     fmt_buf_free(&w.chunk);
-    if (!rc && fsync(fd))
+    if (!rc && !direct && fsync(fd))
         rc = ompf_error_set(err, OMPF_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
     if (close(fd) && !rc)
         rc = ompf_error_set(err, OMPF_EIO, "%s: close failed: %s", tmp, strerror(errno));
-    if (!rc && rename(tmp, path))
+    if (!rc && !direct && rename(tmp, path))
         rc = ompf_error_set(err, OMPF_EIO, "%s: cannot rename to %s: %s", tmp, path,
                             strerror(errno));
-    if (rc)
+    if (rc && !direct)
         unlink(tmp);
     free(tmp);
     return rc;

@@ -1,18 +1,27 @@
 /* Output files written atomically: "<path>.tmp.<pid>" in the same
  * directory, renamed over path on commit, so that a reader never sees a
- * half-written file.  "-" writes to stdout. */
+ * half-written file.  "-" writes to stdout; a device, FIFO or socket is
+ * written directly (ompf_output_is_special). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ompfuse/file.h"
 
 struct ompf_outfile {
     FILE *fp;
-    char *path, *tmp; /* both NULL for stdout */
+    char *path, *tmp; /* both NULL for stdout and for a special file */
+    int direct;       /* a special file: fp is ours to close */
 };
+
+int ompf_output_is_special(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 
 int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp, ompf_error_t *err)
 {
@@ -25,6 +34,15 @@ int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp, ompf_er
         return ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", path);
     if (!strcmp(path, "-")) {
         o->fp = stdout;
+    } else if (ompf_output_is_special(path)) {
+        o->direct = 1;
+        o->fp = fopen(path, "w");
+        if (!o->fp) {
+            int e = errno;
+            free(o);
+            return ompf_error_set(err, e == EACCES ? OMPF_EPERM : OMPF_EIO,
+                                  "%s: cannot open for writing: %s", path, strerror(e));
+        }
     } else {
         size_t n = strlen(path) + 32;
         o->path = strdup(path);
@@ -55,9 +73,15 @@ int ompf_outfile_commit(ompf_outfile_t *o, ompf_error_t *err)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_outfile_commit: no file");
     int rc = 0;
     if (!o->tmp) {
-        if (fflush(o->fp) || ferror(o->fp))
-            rc = ompf_error_set(err, OMPF_EIO, "standard output: write failed: %s",
-                                strerror(errno));
+        int bad = fflush(o->fp) || ferror(o->fp);
+        int e = errno;
+        if (o->direct && fclose(o->fp) && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        if (bad)
+            rc = ompf_error_set(err, OMPF_EIO, "%s: write failed: %s",
+                                o->direct ? "output device" : "standard output", strerror(e));
         free(o);
         return rc;
     }
@@ -91,7 +115,10 @@ void ompf_outfile_abort(ompf_outfile_t *o)
             fclose(o->fp);
         unlink(o->tmp);
     } else if (o->fp) {
-        fflush(o->fp);
+        if (o->direct)
+            fclose(o->fp);
+        else
+            fflush(o->fp);
     }
     free(o->path);
     free(o->tmp);

@@ -129,7 +129,15 @@ int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err);
 
 /* ---- output files written atomically -------------------------------------
  * For every other output (CSV, HTML, plans): written to a temporary name in
- * the same directory and renamed on commit.  Path "-" means stdout. */
+ * the same directory and renamed on commit.  Path "-" means stdout; a path
+ * that names a device, FIFO or socket (ompf_output_is_special) is written
+ * directly. */
+
+/* 1 when path exists and is neither a regular file nor a directory: a
+ * device, FIFO or socket such as /dev/null or /dev/stdout.  Writers then
+ * write to it directly: renaming a temporary over it would replace the
+ * device node (as root, /dev/null became a regular file). */
+int ompf_output_is_special(const char *path);
 typedef struct ompf_outfile ompf_outfile_t;
 int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp,
                       ompf_error_t *err);
