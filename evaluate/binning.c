@@ -178,7 +178,7 @@ typedef struct {
     const colset_t *c;
     const unsigned char *want;
     int per_type;
-    size_t p0;                /* first pair of the pass */
+    size_t p0, p1;            /* pairs of the pass */
     unsigned char *need;      /* per axis: placed in this pass */
     const ompf_grid_t **grids; /* per axis, per type: grid or NULL */
     size_t i0, n;             /* the chunk */
@@ -186,6 +186,9 @@ typedef struct {
     uint16_t **abin, **tbin;  /* per axis: CHUNK placed values */
     double **acoord, **tcoord;
     ompf__hacc_t *acc;        /* per pair of the pass */
+    uint64_t *type_xus;       /* per type: its XUs */
+    uint64_t *xus;            /* per slot of a pair */
+    uint64_t done;            /* XUs of all passes, for the progress line */
 } binner_t;
 
 static int place_chunk(void *ctx, size_t a, size_t thread)
@@ -205,25 +208,44 @@ static int place_chunk(void *ctx, size_t a, size_t thread)
     return 0;
 }
 
-static int gather_chunk(void *ctx, size_t k, size_t thread)
+/* Pairs gathered by one work item. */
+#define WAYS 4
+
+/* The chunk into the accumulators of pairs p0 + WAYS * g ...: four at a
+ * time without types, two at a time with. */
+static int gather_chunk(void *ctx, size_t g, size_t thread)
 {
     (void)thread;
     binner_t *b = ctx;
-    size_t i = b->p0 + k;
-    if (!b->want[i])
-        return 0;
-    const pair_t *pr = &b->ev->pairs[i];
-    const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
-    ompf__placed_t all = {b->abin[a0], b->abin[a1], b->acoord[a0],
-                          b->acoord[a1]};
-    if (!b->per_type) {
-        ompf__hacc_add(&b->acc[k], &all, NULL, b->n, NULL, NULL);
-        return 0;
+    ompf__hacc_t *acc[WAYS];
+    ompf__placed_t all[WAYS], typed[WAYS];
+    const uint32_t *slot[WAYS];
+    size_t m = 0, k0 = g * WAYS;
+    for (size_t k = k0; k < k0 + WAYS && b->p0 + k < b->p1; k++) {
+        size_t i = b->p0 + k;
+        if (!b->want[i])
+            continue;
+        const pair_t *pr = &b->ev->pairs[i];
+        const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
+        all[m] = (ompf__placed_t){b->abin[a0], b->abin[a1], b->acoord[a0],
+                                  b->acoord[a1]};
+        if (b->per_type)
+            typed[m] = (ompf__placed_t){b->tbin[a0], b->tbin[a1],
+                                        b->tcoord[a0], b->tcoord[a1]};
+        slot[m] = pr->slot;
+        acc[m++] = &b->acc[k];
     }
-    ompf__placed_t typed = {b->tbin[a0], b->tbin[a1], b->tcoord[a0],
-                            b->tcoord[a1]};
-    ompf__hacc_add(&b->acc[k], &all, &typed, b->n, b->c->type + b->i0,
-                   pr->slot);
+    const uint32_t *type = b->c->type + b->i0;
+    size_t j = 0;
+    if (!b->per_type && m == 4) {
+        ompf__hacc_add4(acc, all, b->n);
+        j = m;
+    }
+    for (; b->per_type && j + 2 <= m; j += 2)
+        ompf__hacc_add2t(acc + j, all + j, typed + j, b->n, type, slot + j);
+    for (; j < m; j++)
+        ompf__hacc_add(acc[j], &all[j], b->per_type ? &typed[j] : NULL, b->n,
+                       type, slot[j]);
     return 0;
 }
 
@@ -239,6 +261,7 @@ static int bin_pass(binner_t *b, size_t p1, ompf_hist2d_t *hall,
     ompf_eval_t *ev = b->ev;
     size_t p0 = b->p0;
     int rc = 0;
+    b->p1 = p1;
     memset(b->need, 0, ev->naxes ? ev->naxes : 1);
     for (size_t i = p0; i < p1 && !rc; i++) {
         if (!b->want[i])
@@ -250,17 +273,19 @@ static int bin_pass(binner_t *b, size_t p1, ompf_hist2d_t *hall,
     for (size_t i0 = 0; !rc && i0 < b->c->nxu; i0 += CHUNK) {
         b->i0 = i0;
         b->n = b->c->nxu - i0 < CHUNK ? b->c->nxu - i0 : CHUNK;
-        for (size_t k = 0; k < b->n; k++)
+        /* progress per XU: the line reads the clock every 1024 calls */
+        for (size_t k = 0; k < b->n; k++) {
             b->rows[k] = ompf_xu_values_const(b->c->p, i0 + k);
+            ompf_progress_update(prog, ++b->done);
+        }
         rc = ompf__parallel_for(ev->naxes, ev->threads, place_chunk, b, NULL);
         if (!rc)
-            rc = ompf__parallel_for(p1 - p0, ev->threads, gather_chunk, b,
-                                    NULL);
-        ompf_progress_add(prog, b->n);
+            rc = ompf__parallel_for((p1 - p0 + WAYS - 1) / WAYS, ev->threads,
+                                    gather_chunk, b, NULL);
     }
     for (size_t i = p0; i < p1; i++) {
         ompf__hacc_t *a = &b->acc[i - p0];
-        if (!b->want[i] || !a->h)
+        if (!b->want[i] || !a->cnt)
             continue;
         if (rc) {
             ompf__hacc_free(a);
@@ -273,7 +298,11 @@ static int bin_pass(binner_t *b, size_t p1, ompf_hist2d_t *hall,
             continue;
         }
         size_t ns = a->nslots;
-        rc = ompf__hacc_finish(a, h);
+        const pair_t *pr = &ev->pairs[i];
+        b->xus[0] = b->c->nxu;
+        for (size_t k = 1; k < ns; k++)
+            b->xus[k] = b->type_xus[pr->types[k - 1].type];
+        rc = ompf__hacc_finish(a, b->xus, h);
         hall[i] = h[0];
         if (th) {
             /* the types' histograms, in place of the all-XU one */
@@ -301,11 +330,16 @@ int ompf__colset_bin(ompf_eval_t *ev, const colset_t *c,
     b.tbin = calloc(na, sizeof *b.tbin);
     b.tcoord = calloc(na, sizeof *b.tcoord);
     b.acc = calloc(ev->npairs ? ev->npairs : 1, sizeof *b.acc);
+    b.type_xus = calloc(nt ? nt : 1, sizeof *b.type_xus);
+    b.xus = calloc(nt + 1, sizeof *b.xus);
     if (b.per_type)
         b.grids = calloc(na * (nt ? nt : 1), sizeof *b.grids);
     if (!b.need || !b.rows || !b.abin || !b.acoord || !b.tbin || !b.tcoord ||
-        !b.acc || (b.per_type && !b.grids))
+        !b.acc || !b.type_xus || !b.xus || (b.per_type && !b.grids))
         goto out;
+    for (size_t i = 0; b.per_type && i < c->nxu; i++)
+        if (c->type[i] != OMPF_NONE32)
+            b.type_xus[c->type[i]]++;
     /* placed values of the axes some wanted pair uses */
     for (size_t i = 0; i < ev->npairs; i++)
         if (want[i])
@@ -375,6 +409,8 @@ out:
     free(b.tbin);
     free(b.tcoord);
     free(b.acc);
+    free(b.type_xus);
+    free(b.xus);
     free(b.grids);
     return rc;
 }

@@ -66,7 +66,6 @@ typedef struct ompf__hacc {
     size_t side, nb, nslots;
     int64_t *cnt;
     double *sum;
-    ompf_hist2d_t *h; /* per slot: total and left_out so far */
 } ompf__hacc_t;
 
 /* Bytes held by an accumulator of nslots slots on an n-interval grid. */
@@ -78,8 +77,18 @@ int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots);
 void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
                     const ompf__placed_t *typed, size_t nxu,
                     const uint32_t *type, const uint32_t *slot);
-/* The histograms (h[slot], nslots of them); a is freed either way. */
-int ompf__hacc_finish(ompf__hacc_t *a, ompf_hist2d_t *h);
+/* ompf__hacc_add of four pairs without types, and of two pairs with types
+ * (same grid size), in one loop: XUs falling in the same bin make a chain
+ * of dependent adds per pair, and the pairs' chains overlap. */
+void ompf__hacc_add4(ompf__hacc_t *const *a, const ompf__placed_t *p,
+                     size_t nxu);
+void ompf__hacc_add2t(ompf__hacc_t *const *a, const ompf__placed_t *all,
+                      const ompf__placed_t *typed, size_t nxu,
+                      const uint32_t *type, const uint32_t *const *slot);
+/* The histograms (h[slot], nslots of them); xus[slot]: the XUs offered to
+ * the slot (binned or left out: all XUs for slot 0, those of the slot's
+ * type for the others).  a is freed either way. */
+int ompf__hacc_finish(ompf__hacc_t *a, const uint64_t *xus, ompf_hist2d_t *h);
 void ompf__hacc_free(ompf__hacc_t *a);
 
 #endif

@@ -128,27 +128,25 @@ void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
     }
 }
 
-/* One XU into a histogram being built: missing values are left out. */
-static inline void add_xu(int64_t *cnt, double *sum, ompf_hist2d_t *h,
-                          size_t side, size_t base, uint16_t ka, uint16_t kb,
-                          double ca, double cb)
+/* One XU into the bins from `base` of an accumulator; a missing value
+ * (OMPF__NOBIN) leaves it out.  No running totals: they would make every
+ * XU wait for the previous one's store; ompf__hacc_finish counts them. */
+static inline void acc_xu(int64_t *cnt, double *sum, size_t side,
+                          size_t base, uint16_t ka, uint16_t kb, double ca,
+                          double cb)
 {
-    if (ka == OMPF__NOBIN || kb == OMPF__NOBIN) {
-        h->left_out++;
+    if (ka == OMPF__NOBIN || kb == OMPF__NOBIN)
         return;
-    }
     size_t k = base + (size_t)ka * side + kb;
     cnt[k]++;
     sum[2 * k] += ca;
     sum[2 * k + 1] += cb;
-    h->total++;
 }
 
 size_t ompf__hacc_bytes(unsigned n, size_t nslots)
 {
     size_t side = (size_t)n + 2;
-    return nslots * (side * side * (sizeof(int64_t) + 2 * sizeof(double)) +
-                     sizeof(ompf_hist2d_t));
+    return nslots * side * side * (sizeof(int64_t) + 2 * sizeof(double));
 }
 
 int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots)
@@ -159,12 +157,20 @@ int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots)
     a->nslots = nslots;
     a->cnt = calloc(nslots * a->nb, sizeof *a->cnt);
     a->sum = calloc(2 * nslots * a->nb, sizeof *a->sum);
-    a->h = calloc(nslots, sizeof *a->h);
-    if (!a->cnt || !a->sum || !a->h) {
+    if (!a->cnt || !a->sum) {
         ompf__hacc_free(a);
         return OMPF_ENOMEM;
     }
     return 0;
+}
+
+/* XU i's type slot (bins from 1 + slot) or 0 when it has none. */
+static inline size_t type_slot(const uint32_t *type, const uint32_t *slot,
+                               size_t i)
+{
+    if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
+        return 0;
+    return 1 + (size_t)slot[type[i]];
 }
 
 void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
@@ -174,33 +180,70 @@ void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
     int64_t *cnt = a->cnt;
     double *sum = a->sum;
     size_t side = a->side, nb = a->nb;
-    if (!typed) {
-        for (size_t i = 0; i < nxu; i++)
-            add_xu(cnt, sum, &a->h[0], side, 0, all->ba[i], all->bb[i],
-                   all->ca[i], all->cb[i]);
-        return;
-    }
-    /* The all-XU and the type slots' accumulations are independent and
-     * overlap. */
     for (size_t i = 0; i < nxu; i++) {
-        add_xu(cnt, sum, &a->h[0], side, 0, all->ba[i], all->bb[i],
-               all->ca[i], all->cb[i]);
-        if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
-            continue;
-        size_t s = 1 + (size_t)slot[type[i]];
-        add_xu(cnt, sum, &a->h[s], side, s * nb, typed->ba[i], typed->bb[i],
-               typed->ca[i], typed->cb[i]);
+        acc_xu(cnt, sum, side, 0, all->ba[i], all->bb[i], all->ca[i],
+               all->cb[i]);
+        size_t s = typed ? type_slot(type, slot, i) : 0;
+        if (s)
+            acc_xu(cnt, sum, side, s * nb, typed->ba[i], typed->bb[i],
+                   typed->ca[i], typed->cb[i]);
     }
 }
 
-int ompf__hacc_finish(ompf__hacc_t *a, ompf_hist2d_t *h)
+void ompf__hacc_add4(ompf__hacc_t *const *a, const ompf__placed_t *p,
+                     size_t nxu)
+{
+    size_t side = a[0]->side;
+    int64_t *c0 = a[0]->cnt, *c1 = a[1]->cnt, *c2 = a[2]->cnt,
+            *c3 = a[3]->cnt;
+    double *s0 = a[0]->sum, *s1 = a[1]->sum, *s2 = a[2]->sum,
+           *s3 = a[3]->sum;
+    for (size_t i = 0; i < nxu; i++) {
+        acc_xu(c0, s0, side, 0, p[0].ba[i], p[0].bb[i], p[0].ca[i],
+               p[0].cb[i]);
+        acc_xu(c1, s1, side, 0, p[1].ba[i], p[1].bb[i], p[1].ca[i],
+               p[1].cb[i]);
+        acc_xu(c2, s2, side, 0, p[2].ba[i], p[2].bb[i], p[2].ca[i],
+               p[2].cb[i]);
+        acc_xu(c3, s3, side, 0, p[3].ba[i], p[3].bb[i], p[3].ca[i],
+               p[3].cb[i]);
+    }
+}
+
+void ompf__hacc_add2t(ompf__hacc_t *const *a, const ompf__placed_t *all,
+                      const ompf__placed_t *typed, size_t nxu,
+                      const uint32_t *type, const uint32_t *const *slot)
+{
+    size_t side = a[0]->side, nb = a[0]->nb;
+    int64_t *c0 = a[0]->cnt, *c1 = a[1]->cnt;
+    double *s0 = a[0]->sum, *s1 = a[1]->sum;
+    for (size_t i = 0; i < nxu; i++) {
+        acc_xu(c0, s0, side, 0, all[0].ba[i], all[0].bb[i], all[0].ca[i],
+               all[0].cb[i]);
+        acc_xu(c1, s1, side, 0, all[1].ba[i], all[1].bb[i], all[1].ca[i],
+               all[1].cb[i]);
+        size_t t0 = type_slot(type, slot[0], i);
+        size_t t1 = type_slot(type, slot[1], i);
+        if (t0)
+            acc_xu(c0, s0, side, t0 * nb, typed[0].ba[i], typed[0].bb[i],
+                   typed[0].ca[i], typed[0].cb[i]);
+        if (t1)
+            acc_xu(c1, s1, side, t1 * nb, typed[1].ba[i], typed[1].bb[i],
+                   typed[1].ca[i], typed[1].cb[i]);
+    }
+}
+
+int ompf__hacc_finish(ompf__hacc_t *a, const uint64_t *xus, ompf_hist2d_t *h)
 {
     int rc = 0;
     for (size_t s = 0; s < a->nslots; s++) {
-        h[s] = a->h[s];
+        const int64_t *cnt = a->cnt + s * a->nb;
+        memset(&h[s], 0, sizeof h[s]);
+        for (size_t k = 0; k < a->nb; k++)
+            h[s].total += cnt[k];
+        h[s].left_out = xus[s] - (uint64_t)h[s].total;
         if (!rc)
-            rc = compact(a->cnt + s * a->nb, a->sum + 2 * s * a->nb, a->nb,
-                         &h[s]);
+            rc = compact(cnt, a->sum + 2 * s * a->nb, a->nb, &h[s]);
     }
     ompf__hacc_free(a);
     return rc;
@@ -210,6 +253,5 @@ void ompf__hacc_free(ompf__hacc_t *a)
 {
     free(a->cnt);
     free(a->sum);
-    free(a->h);
     memset(a, 0, sizeof *a);
 }

@@ -108,7 +108,8 @@ typedef struct ompf_eval_opts {
     int correlation_error; /* also Spearman-based Correlation Error */
     int check_program;     /* refuse profiles of another program (default 1) */
     unsigned threads;      /* worker threads (0: online CPUs) */
-    int progress;          /* progress line on stderr */
+    int progress;          /* progress lines on stderr (include/ompfuse/
+                              progress.h: ompf_progress_wanted) */
     int spearman;          /* Spearman per pair even without
                               correlation_error (for the CSV) */
 } ompf_eval_opts_t;

@@ -195,6 +195,25 @@ with tempfile.TemporaryDirectory() as d:
                 if (r["event_a"], r["event_b"]) == (row["event_a"], row["event_b"]))
         check(b == int(row["binned"]), f"binned of types add up to the pair's: {row}")
 
+    # progress through the shared line (include/ompfuse/progress.h): forced
+    # with OMPFUSE_PROGRESS=always, off with -q and when stderr is no terminal
+    def progress(*args, mode=None):
+        env = dict(os.environ)
+        env.pop("OMPFUSE_PROGRESS", None)
+        if mode:
+            env["OMPFUSE_PROGRESS"] = mode
+        p = subprocess.run([ompfuse, "evaluate", *args, "--references", *refs, "--",
+                            t("good")], capture_output=True, text=True, env=env)
+        return p.returncode, p.stderr
+    rc, err = progress("--per-type", mode="always")
+    check(rc == 0 and "evaluate: binning " + refs[0] + ": " in err and " XUs" in err
+          and "evaluate: calibrating: " in err and "evaluate lgl: binning: 500/500 XUs" in err
+          and "/6 pairs" in err, f"progress always: {rc} {err!r}")
+    rc, err = progress("-q", mode="always")
+    check(rc == 0 and "\r" not in err, f"progress -q: {rc} {err!r}")
+    rc, err = progress()
+    check(rc == 0 and "\r" not in err, f"progress not a terminal: {rc} {err!r}")
+
 if fails:
     print("\n".join(fails))
     sys.exit(1)

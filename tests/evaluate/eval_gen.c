@@ -8,6 +8,8 @@
  * With SUBSETS = 1, reference r counts event e only when e % 4 != r (the
  * others are marked multiplexed) and has 3% of its values missing, so
  * event pairs have different repeat sets (some too few).
+ * With REFS = R (benchmarks/epd/scale.py), only DIR/ref-1..R.ompf and
+ * DIR/good.ompf are written.
  * Values: per XU a size s (log-normal), event e = s * (1 + e/3) * noise,
  * with even events also growing with a second latent factor; two
  * constructs (types) with different sizes. */
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: eval_gen DIR [XUS] [EVENTS] [SEED] [PROGRAM] "
-                        "[SUBSETS]\n");
+                        "[SUBSETS] [REFS]\n");
         return 2;
     }
     const char *dir = argv[1];
@@ -109,14 +111,17 @@ int main(int argc, char **argv)
     st = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
     const char *prog = argc > 5 ? argv[5] : "gen";
     int subsets = argc > 6 && atoi(argv[6]);
+    int nrefs = argc > 7 ? atoi(argv[7]) : 0;
     int rc = 0;
-    for (int r = 1; r <= 3; r++) {
+    for (int r = 1; r <= (nrefs > 0 ? nrefs : 3); r++) {
         char f[32];
         snprintf(f, sizeof f, "ref-%d.ompf", r);
         rc |= write_one(dir, f, "reference", NULL, prog, nev, nxu, 0.05, 1,
                         subsets ? 0.03 : 0, subsets ? r : 0);
     }
     rc |= write_one(dir, "good.ompf", "fused", "lgl", prog, nev, nxu, 0.05, 1, 0, 0);
+    if (nrefs > 0)
+        return rc;
     rc |= write_one(dir, "shifted.ompf", "fused", "ctc", prog, nev, nxu, 0.05,
                     1.6, 0, 0);
     rc |= write_one(dir, "hem.ompf", "hem", NULL, prog, nev, nxu, 0.3, 1, 0.1, 0);

@@ -7,6 +7,10 @@ and binned counts, Spearman) must match to the last printed digit.
 Cases: all targets with Correlation Error; --per-type; references counting
 different event subsets with missing values (pairs with 2 or 3 repeats,
 some too few) with --per-type and --bins 7; a larger per-type case.
+Cases m1 and m2 have 10^6 XUs (3 references and a target, 4 and 5
+events, m2 with event subsets and 3 % missing values): their CSVs were
+written by main at 7885831, before evaluate binned chunk by chunk from
+the profiles' rows (issue 20).
 usage: eval_unchanged_test.py OMPFUSE EVAL_GEN DATA_DIR"""
 import os
 import subprocess
@@ -23,6 +27,10 @@ CASES = {
     "b2": (["3000", "8", "12", "gen", "1"], ["--allow-partial", "--correlation-error"],
            ["good", "hem"]),
     "c1": (["30000", "12", "13"], ["--per-type", "--correlation-error"], ["good", "hem"]),
+    "m1": (["1000000", "4", "14", "gen", "0", "3"], ["--per-type", "--correlation-error"],
+           ["good"]),
+    "m2": (["1000000", "5", "15", "gen", "1", "3"],
+           ["--allow-partial", "--per-type", "--correlation-error", "--bins", "7"], ["good"]),
 }
 fails = []
 with tempfile.TemporaryDirectory() as tmp:
