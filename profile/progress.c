@@ -99,7 +99,10 @@ void ompf_progress_update(ompf_progress_t *p, uint64_t done)
         p->stride /= 2;
     p->left = p->stride;
     p->read = t;
-    if (t - p->start < p->delay || (t - p->last < 0.25 && p->shown))
+    /* the last update is always shown (once the delay has passed), so a
+     * finished step never stays on an earlier count */
+    int final = p->total && done >= p->total;
+    if (t - p->start < p->delay || (!final && t - p->last < 0.25 && p->shown))
         return;
     print(p, t);
 }
