@@ -101,6 +101,9 @@ int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id,
 int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu,
                     uint64_t construct_id, uint64_t label_id,
                     const double *values);
+/* One part of XU xu_id (an XU that ran in several parts: all of its parts,
+ * from any stream, each once; docs/format.md, PARTS). */
+int ompf_wstream_part(ompf_wstream_t *s, uint64_t xu_id, const ompf_part_t *part);
 /* Thread record with its n_events totals (index must be unique). */
 int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t);
 /* Writes what is buffered as chunk(s) now. */
