@@ -2,6 +2,7 @@
  * since most XUs run in one part and most profiles record none. */
 #include <string.h>
 
+#include "ompfuse/file.h"
 #include "profile_internal.h"
 
 int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uint32_t n)

@@ -32,6 +32,7 @@ extern "C" {
 #define OMPF_MAX_LABEL_DEPTH 65536u     /* components of one XU label */
 #define OMPF_MAX_SOURCES 4096u          /* provenance sources (inputs fused) */
 #define OMPF_MAX_META 4096u             /* metadata entries */
+#define OMPF_MAX_PARTS_PER_XU (1u << 24) /* recorded parts of one XU */
 
 typedef struct ompf_read_info {
     int truncated;        /* 1 when the file ends before its END chunk (a

@@ -299,7 +299,8 @@ typedef struct ompf_part {
 } ompf_part_t;
 /* Records the n (>= 1) parts of XU i, copied in the order given (by
  * start), and sets its parts field to n; n == 0 forgets them.
- * OMPF_ERANGE when i is not an XU or n above OMPF_MAX_PARTS_PER_XU. */
+ * OMPF_ERANGE when i is not an XU or n above OMPF_MAX_PARTS_PER_XU
+ * (ompfuse/file.h). */
 int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uint32_t n);
 /* The parts of XU i and their number in *n.  An XU without recorded parts
  * (one part, or a profile that kept only the count) is one span: *one is
@@ -311,8 +312,6 @@ const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
 int ompf_xu_has_parts(const ompf_profile_t *p, size_t i);
 /* Recorded parts in the whole profile. */
 size_t ompf_part_count(const ompf_profile_t *p);
-#define OMPF_MAX_PARTS_PER_XU (1u << 24)
-
 /* Threads.  A thread's arrays start as missing values. */
 int ompf_thread_add(ompf_profile_t *p, int32_t os_tid, uint32_t *idx);
 size_t ompf_thread_count(const ompf_profile_t *p);

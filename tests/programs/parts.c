@@ -6,8 +6,10 @@
  * XUs: NT * (1 + NC).  A parent runs in at most 2 + NC parts (one more
  * than its suspensions: NC children and one yield); at 1 thread in at
  * least 1 + NC (its children run on this thread inside its taskwait).
- * usage: prog_parts [NT [NC]]  (default 6 3) */
+ * usage: prog_parts [NT [NC [abort]]]  (default 6 3; abort: abort() after
+ * printing the checksum, to test the salvage of a fatal ending) */
 #include <stdlib.h>
+#include <string.h>
 
 #include "prog_util.h"
 
@@ -42,5 +44,9 @@ int main(int argc, char **argv)
             all[n++] = c[i][k];
     }
     prog_checksum("parts", all, n);
+    if (argc > 3 && !strcmp(argv[3], "abort")) {
+        fflush(stdout);
+        abort();
+    }
     return 0;
 }

@@ -12,7 +12,10 @@ tool_dump's xu and part lines:
   inside [start, end]; their durations sum to at most end - start;
 - at 1 thread every parent ran in at least 1 + NC parts (each child runs
   inside its taskwait on the same thread); at 2 and 4 threads at least
-  one parent ran in several parts (there is one thread per task at most).
+  one parent ran in several parts (there is one thread per task at most);
+- a run that calls abort() after the tasks leaves a temporary profile
+  from which every XU and every part is salvaged (the parts still in the
+  threads' buffers are written by the fatal-signal handler).
 usage: parts.py --tool SO --dump TOOL_DUMP --prog PROG_PARTS --workdir DIR"""
 import argparse
 import os
@@ -29,17 +32,22 @@ def check(ok, msg):
     return ok
 
 
-def run(a, threads):
-    out = os.path.join(a.workdir, "parts-t%d.ompf" % threads)
+def run(a, threads, abort=False):
+    out = os.path.join(a.workdir, "parts-t%d%s.ompf" % (threads, "-abort" if abort else ""))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
     env.update(OMP_TOOL_LIBRARIES=a.tool, OMPFUSE_OUTPUT=out,
                OMPFUSE_EVENTS="perf::TASK-CLOCK", OMP_NUM_THREADS=str(threads))
-    r = subprocess.run([a.prog, str(NT), str(NC)], env=env, capture_output=True,
-                       text=True, timeout=120)
-    if not check(r.returncode == 0, "t=%d: rc %d %s" % (threads, r.returncode, r.stderr)):
+    r = subprocess.Popen([a.prog, str(NT), str(NC)] + (["abort"] if abort else []), env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = r.communicate(timeout=120)
+    if not check(r.returncode == (-6 if abort else 0), "t=%d: rc %d %s" % (
+            threads, r.returncode, err)):
         return
+    if abort:
+        out = "%s.tmp.%d" % (out, r.pid)
     d = subprocess.run([a.dump, out], capture_output=True, text=True)
-    if not check(d.returncode == 0, "t=%d: dump rc %d %s" % (threads, d.returncode, d.stderr)):
+    if not check(d.returncode == (3 if abort else 0), "t=%d: dump rc %d %s" % (
+            threads, d.returncode, d.stderr)):
         return
     xus, parts = [], {}
     for line in d.stdout.splitlines():
@@ -49,7 +57,7 @@ def run(a, threads):
                         "end": int(f[13])})
         elif f[0] == "part":
             parts.setdefault(int(f[1]), []).append((int(f[2]), int(f[3]), int(f[4])))
-    what = "t=%d" % threads
+    what = "t=%d%s" % (threads, " abort" if abort else "")
     check(len(xus) == NT * (1 + NC), "%s: %d XUs, want %d" % (what, len(xus), NT * (1 + NC)))
     multi = [i for i, x in enumerate(xus) if x["parts"] > 1]
     check(len([x for x in xus if x["parts"] == 1]) >= NT * NC,
@@ -74,7 +82,7 @@ def run(a, threads):
         total = sum(e - s for _, s, e in ps)
         check(total <= x["end"] - x["start"], "%s XU %d: parts sum %d > duration %d" % (
             what, i, total, x["end"] - x["start"]))
-    if threads == 1:
+    if threads == 1 and not abort:
         check(len(multi) == NT and all(xus[i]["parts"] >= 1 + NC for i in multi),
               "t=1: parents' parts %s, want %d parents with >= %d" % (
                   [xus[i]["parts"] for i in multi], NT, 1 + NC))
@@ -93,6 +101,7 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     for th in (1, 2, 4):
         run(a, th)
+    run(a, 2, abort=True)
     for f in fails:
         print("FAIL:", f)
     sys.exit(1 if fails else 0)
