@@ -172,40 +172,46 @@ static int page_timeline(const ompf_aresult_t *r, size_t cc, unsigned W, FILE *f
     int rc = (!busy || !wv || !wt || !dbusy || !dwv || !dwt) ? OMPF_ENOMEM : 0;
     axis_t ax = axis_make(r, cc, r->sel, r->nsel);
     for (size_t s = 0; s < r->nsel && !rc; s++) {
-        const ompf_xu_t *x = ompf_xu_get(r->p, r->sel[s]);
-        if (x->thread >= nth)
-            continue;
         double v, t = -1;
         if (ares_value(r, cc, r->sel[s], &v) == AEV_OK)
             t = axis_pos(&ax, v);
-        double a = (double)(x->start_ns - r->t0) / pxw, b = (double)(x->end_ns - r->t0) / pxw;
-        size_t ia = (size_t)a, ib = (size_t)b;
-        if (ia >= W)
-            ia = W - 1;
-        if (ib >= W)
-            ib = W - 1;
-        double *B = busy + x->thread * (W + 1), *V = wv + x->thread * (W + 1),
-               *T = wt + x->thread * (W + 1);
-        if (ia == ib) {
-            double o = (b - a) * pxw;
-            B[ia] += o;
-            if (t >= 0)
-                V[ia] += t * o, T[ia] += o;
-            continue;
-        }
-        double oa = ((double)(ia + 1) - a) * pxw, ob = (b - (double)ib) * pxw;
-        B[ia] += oa;
-        B[ib] += ob;
-        if (t >= 0) {
-            V[ia] += t * oa, T[ia] += oa;
-            V[ib] += t * ob, T[ib] += ob;
-        }
-        if (ib > ia + 1) {
-            double *dB = dbusy + x->thread * (W + 1), *dV = dwv + x->thread * (W + 1),
-                   *dT = dwt + x->thread * (W + 1);
-            dB[ia + 1] += pxw, dB[ib] -= pxw;
-            if (t >= 0)
-                dV[ia + 1] += t * pxw, dV[ib] -= t * pxw, dT[ia + 1] += pxw, dT[ib] -= pxw;
+        /* each part where and when it ran (profile.h, "Parts") */
+        uint32_t np;
+        ompf_part_t one;
+        const ompf_part_t *pts = ompf_xu_parts(r->p, r->sel[s], &np, &one);
+        for (uint32_t k = 0; k < np; k++) {
+            const ompf_part_t *x = &pts[k];
+            if (x->thread >= nth)
+                continue;
+            double a = (double)(x->start_ns - r->t0) / pxw, b = (double)(x->end_ns - r->t0) / pxw;
+            size_t ia = (size_t)a, ib = (size_t)b;
+            if (ia >= W)
+                ia = W - 1;
+            if (ib >= W)
+                ib = W - 1;
+            double *B = busy + x->thread * (W + 1), *V = wv + x->thread * (W + 1),
+                   *T = wt + x->thread * (W + 1);
+            if (ia == ib) {
+                double o = (b - a) * pxw;
+                B[ia] += o;
+                if (t >= 0)
+                    V[ia] += t * o, T[ia] += o;
+                continue;
+            }
+            double oa = ((double)(ia + 1) - a) * pxw, ob = (b - (double)ib) * pxw;
+            B[ia] += oa;
+            B[ib] += ob;
+            if (t >= 0) {
+                V[ia] += t * oa, T[ia] += oa;
+                V[ib] += t * ob, T[ib] += ob;
+            }
+            if (ib > ia + 1) {
+                double *dB = dbusy + x->thread * (W + 1), *dV = dwv + x->thread * (W + 1),
+                       *dT = dwt + x->thread * (W + 1);
+                dB[ia + 1] += pxw, dB[ib] -= pxw;
+                if (t >= 0)
+                    dV[ia + 1] += t * pxw, dV[ib] -= t * pxw, dT[ia + 1] += pxw, dT[ib] -= pxw;
+            }
         }
     }
     const unsigned lane = nth > 64 ? 6 : 18, left = 80;

@@ -134,6 +134,17 @@ static int put_xus(FILE *f, const ompf_profile_t *p, ompf_error_t *err)
                 x->numa, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns,
                 (unsigned long long)x->iter_start, (unsigned long long)x->iter_count);
         put_row(f, ompf_xu_values_const(p, i), nev, p, i);
+        if (ompf_xu_has_parts(p, i)) {
+            /* [thread, start_ns, end_ns] per part; absent: one span */
+            uint32_t np;
+            ompf_part_t one;
+            const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
+            fputs(",\"part_list\":[", f);
+            for (uint32_t k = 0; k < np; k++)
+                fprintf(f, "%s[%u,%llu,%llu]", k ? "," : "", pt[k].thread,
+                        (unsigned long long)pt[k].start_ns, (unsigned long long)pt[k].end_ns);
+            fputs("]", f);
+        }
         if (nsrc) {
             const uint64_t *pv = ompf_xu_provenance_const(p, i);
             fputs(",\"provenance\":[", f);

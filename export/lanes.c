@@ -6,8 +6,8 @@
 
 typedef struct span {
     uint64_t start, end;
-    size_t xu;
-    int multi; /* ran in several parts */
+    size_t sl; /* slice */
+    int multi; /* an XU that ran in several parts drawn as one span */
 } span_t;
 
 static int span_cmp(const void *a, const void *b)
@@ -17,34 +17,60 @@ static int span_cmp(const void *a, const void *b)
         return x->start < y->start ? -1 : 1;
     if (x->end != y->end)
         return x->end > y->end ? -1 : 1; /* the enclosing one first */
-    return x->xu < y->xu ? -1 : x->xu > y->xu;
+    return x->sl < y->sl ? -1 : x->sl > y->sl;
 }
 
-static uint64_t xu_end(const ompf_xu_t *x)
+/* The slices: every part of every XU (ompf_xu_parts). */
+static int slices_build(const ompf_profile_t *p, ompf_lanes_t *l)
 {
-    return x->end_ns < x->start_ns ? x->start_ns : x->end_ns;
+    size_t nxu = ompf_xu_count(p), n = 0;
+    l->first = malloc((nxu + 1) * sizeof *l->first);
+    if (!l->first)
+        return OMPF_ENOMEM;
+    for (size_t i = 0; i < nxu; i++) {
+        l->first[i] = n;
+        n += ompf_xu_has_parts(p, i) ? ompf_xu_get(p, i)->parts : 1;
+    }
+    l->first[nxu] = l->nslices = n;
+    l->xu = malloc((n ? n : 1) * sizeof *l->xu);
+    l->part = malloc((n ? n : 1) * sizeof *l->part);
+    if (!l->xu || !l->part)
+        return OMPF_ENOMEM;
+    for (size_t i = 0; i < nxu; i++) {
+        uint32_t np;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
+        for (uint32_t k = 0; k < np; k++) {
+            l->xu[l->first[i] + k] = i;
+            l->part[l->first[i] + k] = pt[k];
+            if (pt[k].end_ns < pt[k].start_ns)
+                l->part[l->first[i] + k].end_ns = pt[k].start_ns;
+        }
+    }
+    return 0;
 }
 
 /* Spans grouped by key (thread or track), each group sorted; starts from
- * start[] when given, else start_ns. */
-static int group_spans(const ompf_profile_t *p, uint32_t ngroups, const uint32_t *key,
-                       const uint64_t *start, size_t *first, span_t *sp)
+ * start[] when given, else the part's start. */
+static int group_spans(const ompf_profile_t *p, const ompf_lanes_t *l, uint32_t ngroups,
+                       const uint32_t *key, const uint64_t *start, size_t *first, span_t *sp)
 {
-    size_t nxu = ompf_xu_count(p);
+    size_t n = l->nslices;
     for (size_t i = 0; i <= ngroups; i++)
         first[i] = 0;
-    for (size_t i = 0; i < nxu; i++)
-        first[(key ? key[i] : ompf_xu_get(p, i)->thread) + 1]++;
+    for (size_t i = 0; i < n; i++)
+        first[(key ? key[i] : l->part[i].thread) + 1]++;
     for (uint32_t g = 0; g < ngroups; g++)
         first[g + 1] += first[g];
     size_t *fill = calloc(ngroups ? ngroups : 1, sizeof *fill);
     if (!fill)
         return OMPF_ENOMEM;
-    for (size_t i = 0; i < nxu; i++) {
-        const ompf_xu_t *x = ompf_xu_get(p, i);
-        uint32_t g = key ? key[i] : x->thread;
-        uint64_t st = start ? start[i] : x->start_ns;
-        sp[first[g] + fill[g]++] = (span_t){st, xu_end(x) < st ? st : xu_end(x), i, x->parts > 1};
+    for (size_t i = 0; i < n; i++) {
+        const ompf_part_t *pt = &l->part[i];
+        uint32_t g = key ? key[i] : pt->thread;
+        uint64_t st = start ? start[i] : pt->start_ns;
+        int multi = ompf_xu_get(p, l->xu[i])->parts > 1 && !ompf_xu_has_parts(p, l->xu[i]);
+        sp[first[g] + fill[g]++] = (span_t){st, pt->end_ns < st ? st : pt->end_ns, i, multi};
     }
     free(fill);
     for (uint32_t g = 0; g < ngroups; g++)
@@ -77,9 +103,9 @@ static int lane_push(lane_t *l, uint64_t end, int multi)
 }
 
 /* Lane of each span of one thread; *nl grows to the lanes used.  A
- * single-part span that starts inside a single-part one and ends after it
+ * one-part span that starts inside a one-part one and ends after it
  * (the boundary-read overlap, lanes.h) is drawn from that one's end. */
-static int assign(span_t *sp, size_t n, uint32_t *lane_of_xu, uint64_t *start,
+static int assign(span_t *sp, size_t n, uint32_t *lane_of_sl, uint64_t *start,
                   lane_t **lanes, uint32_t *nl, uint32_t *cap)
 {
     for (uint32_t k = 0; k < *nl; k++)
@@ -104,7 +130,7 @@ static int assign(span_t *sp, size_t n, uint32_t *lane_of_xu, uint64_t *start,
                 l->n--;
             if (k == 0 && l->n && !sp[i].multi && !l->multi[l->n - 1] &&
                 l->end[l->n - 1] < sp[i].end) {
-                sp[i].start = start[sp[i].xu] = l->end[l->n - 1];
+                sp[i].start = start[sp[i].sl] = l->end[l->n - 1];
                 while (l->n && l->end[l->n - 1] <= sp[i].start)
                     l->n--;
             }
@@ -113,7 +139,7 @@ static int assign(span_t *sp, size_t n, uint32_t *lane_of_xu, uint64_t *start,
         }
         if (lane_push(&(*lanes)[k], sp[i].end, sp[i].multi))
             return OMPF_ENOMEM;
-        lane_of_xu[sp[i].xu] = k;
+        lane_of_sl[sp[i].sl] = k;
     }
     return 0;
 }
@@ -121,26 +147,28 @@ static int assign(span_t *sp, size_t n, uint32_t *lane_of_xu, uint64_t *start,
 int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
 {
     *l = (ompf_lanes_t){0};
-    size_t nxu = ompf_xu_count(p);
+    int rc = slices_build(p, l);
+    size_t ns = l->nslices;
     uint32_t nth = (uint32_t)ompf_thread_count(p);
-    for (size_t i = 0; i < nxu; i++)
-        if (ompf_xu_get(p, i)->thread >= nth)
-            nth = ompf_xu_get(p, i)->thread + 1;
+    for (size_t i = 0; i < ns && !rc; i++)
+        if (l->part[i].thread >= nth)
+            nth = l->part[i].thread + 1;
     if (!nth)
         nth = 1; /* an empty profile still gets a track: an OTF2 archive
                     without locations cannot be read */
     size_t *first = calloc((size_t)nth + 1, sizeof *first);
-    span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
-    uint32_t *lane = malloc((nxu ? nxu : 1) * sizeof *lane);
+    span_t *sp = malloc((ns ? ns : 1) * sizeof *sp);
+    uint32_t *lane = malloc((ns ? ns : 1) * sizeof *lane);
     uint32_t *nlanes = calloc(nth ? nth : 1, sizeof *nlanes);
-    l->start = malloc((nxu ? nxu : 1) * sizeof *l->start);
+    l->start = malloc((ns ? ns : 1) * sizeof *l->start);
     lane_t *lanes = NULL;
     uint32_t cap = 0;
-    int rc = !first || !sp || !lane || !nlanes || !l->start
+    if (!rc)
+        rc = !first || !sp || !lane || !nlanes || !l->start
                  ? OMPF_ENOMEM
-                 : group_spans(p, nth, NULL, NULL, first, sp);
-    for (size_t i = 0; i < nxu && !rc; i++)
-        l->start[i] = ompf_xu_get(p, i)->start_ns;
+                 : group_spans(p, l, nth, NULL, NULL, first, sp);
+    for (size_t i = 0; i < ns && !rc; i++)
+        l->start[i] = l->part[i].start_ns;
     for (uint32_t t = 0; t < nth && !rc; t++) {
         nlanes[t] = 0;
         rc = assign(sp + first[t], first[t + 1] - first[t], lane, l->start, &lanes, &nlanes[t],
@@ -171,8 +199,8 @@ int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
             for (uint32_t k = 1; k < nlanes[t]; k++, next++)
                 l->thread_of[next] = t, l->lane_of[next] = k;
         }
-        for (size_t i = 0; i < nxu; i++) {
-            uint32_t t = ompf_xu_get(p, i)->thread;
+        for (size_t i = 0; i < ns; i++) {
+            uint32_t t = l->part[i].thread;
             l->track[i] = l->track[i] ? base[t] + l->track[i] - 1 : t;
         }
     }
@@ -185,6 +213,9 @@ int ompf_lanes_build(const ompf_profile_t *p, ompf_lanes_t *l)
 
 void ompf_lanes_free(ompf_lanes_t *l)
 {
+    free(l->first);
+    free(l->xu);
+    free(l->part);
     free(l->track);
     free(l->thread_of);
     free(l->lane_of);
@@ -195,15 +226,15 @@ void ompf_lanes_free(ompf_lanes_t *l)
 int ompf_track_order_build(const ompf_profile_t *p, const ompf_lanes_t *l,
                            ompf_track_order_t *o)
 {
-    size_t nxu = ompf_xu_count(p);
+    size_t ns = l->nslices;
     o->first = calloc((size_t)l->ntracks + 1, sizeof *o->first);
-    o->order = malloc((nxu ? nxu : 1) * sizeof *o->order);
-    span_t *sp = malloc((nxu ? nxu : 1) * sizeof *sp);
+    o->order = malloc((ns ? ns : 1) * sizeof *o->order);
+    span_t *sp = malloc((ns ? ns : 1) * sizeof *sp);
     int rc = !o->first || !o->order || !sp ? OMPF_ENOMEM
-                                           : group_spans(p, l->ntracks, l->track, l->start,
+                                           : group_spans(p, l, l->ntracks, l->track, l->start,
                                                          o->first, sp);
-    for (size_t i = 0; i < nxu && !rc; i++)
-        o->order[i] = sp[i].xu;
+    for (size_t i = 0; i < ns && !rc; i++)
+        o->order[i] = sp[i].sl;
     free(sp);
     if (rc)
         ompf_track_order_free(o);

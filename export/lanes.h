@@ -1,9 +1,11 @@
-/* Tracks for timelines.  XUs of one thread nest (a task that runs inside
- * another, undeferred or at a taskwait, lies within it), except XUs that
- * ran in several parts: the profile keeps their first start and last end,
- * so their spans can overlap others without nesting.  A timeline format
+/* Tracks for timelines.  A timeline draws one slice per XU part (an XU
+ * that was suspended and resumed ran in several parts, each on one thread;
+ * ompf_xu_parts), so the slices of one thread nest: a chunk's part holds
+ * the task parts its thread ran inside it.  A profile that kept only an
+ * XU's part count (older files) gives one span from its first start to its
+ * last end, which can overlap others without nesting.  A timeline format
  * needs properly nested slices per track, so each thread gets as many
- * lanes as needed: lane 0 is the thread's own track, an XU that would
+ * lanes as needed: lane 0 is the thread's own track, a slice that would
  * overlap without nesting goes to the first lane where it nests.
  *
  * One overlap is not a conflict: when counters are read, an XU ends at the
@@ -21,14 +23,19 @@
 #include "ompfuse/profile.h"
 
 typedef struct ompf_lanes {
-    uint32_t nthreads;  /* thread table size, or more if an XU names more */
+    uint32_t nthreads;  /* thread table size, or more if a part names more */
     uint32_t ntracks;   /* nthreads + extra lanes */
-    uint32_t *track;    /* per XU: its track */
+    size_t nslices;     /* parts of all XUs */
+    size_t *first;      /* per XU + 1: XU i's slices are first[i] ..
+                           first[i + 1] - 1, one per part in time order */
+    size_t *xu;         /* per slice: its XU */
+    ompf_part_t *part;  /* per slice: thread, recorded start and end */
+    uint32_t *track;    /* per slice: its track */
     uint32_t *thread_of;/* per track: its thread */
     uint32_t *lane_of;  /* per track: 0 for the thread's own, 1.. extra */
-    uint64_t *start;    /* per XU: where its span is drawn; start_ns, or the
-                           end of the single-part XU it follows when the two
-                           overlap by a boundary's read */
+    uint64_t *start;    /* per slice: where it is drawn; its start, or the
+                           end of the one-part slice it follows when the
+                           two overlap by a boundary's read */
 } ompf_lanes_t;
 
 /* Tracks 0..nthreads-1 are the threads' lane 0; extra lanes follow. */
@@ -37,12 +44,12 @@ void ompf_lanes_free(ompf_lanes_t *l);
 /* Display name of a track: "thread 2 (tid 1234)", extra lanes say why. */
 void ompf_track_name(char *buf, size_t len, uint32_t thread, int32_t os_tid, uint32_t lane);
 
-/* XU spans of one track in drawing order (by start[]; the enclosing
+/* Slices of one track in drawing order (by start[]; the enclosing
  * before the enclosed):
- * the XU indices of track t are order[first[t] .. first[t + 1]). */
+ * the slice indices of track t are order[first[t] .. first[t + 1]). */
 typedef struct ompf_track_order {
     size_t *first; /* ntracks + 1 */
-    size_t *order; /* XU count */
+    size_t *order; /* slice count */
 } ompf_track_order_t;
 int ompf_track_order_build(const ompf_profile_t *p, const ompf_lanes_t *l,
                            ompf_track_order_t *o);

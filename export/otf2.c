@@ -1,8 +1,9 @@
 /* OTF2 archive through libotf2 (Score-P's format, read by Vampir and
  * otf2-print): a location group per profile, a location per thread, a
- * region per construct, an Enter/Leave pair per XU with its attributes
- * (xu id, parts, label) and one metric record per measured event value at
- * the XU's Leave; metadata as archive properties.  Written to a temporary
+ * region per construct, an Enter/Leave pair per XU part on the part's
+ * thread with its attributes (xu id, parts, label) and one metric record
+ * per measured event value at the Leave of the XU's first part; metadata
+ * as archive properties.  Written to a temporary
  * directory and renamed.  Layout: docs/export.md. */
 #include <errno.h>
 #include <ftw.h>
@@ -101,13 +102,16 @@ static OTF2_MetricValue metric_value(uint8_t type, double v)
     return m;
 }
 
-static int leave(OTF2_EvtWriter *w, const ompf_profile_t *p, const prof_t *pr, size_t xu,
+/* The Leave of slice sl (one part of an XU); the XU's values are metrics
+ * at its first part's Leave. */
+static int leave(OTF2_EvtWriter *w, const ompf_profile_t *p, const prof_t *pr, size_t sl,
                  uint64_t *count)
 {
+    size_t xu = pr->lanes.xu[sl];
     const ompf_xu_t *x = ompf_xu_get(p, xu);
     const double *v = ompf_xu_values_const(p, xu);
-    uint64_t end = x->end_ns < x->start_ns ? x->start_ns : x->end_ns;
-    for (uint32_t e = 0; e < ompf_event_count(p); e++) {
+    uint64_t end = pr->lanes.part[sl].end_ns;
+    for (uint32_t e = 0; e < ompf_event_count(p) && sl == pr->lanes.first[xu]; e++) {
         if (ompf_is_missing(v[e]))
             continue; /* a missing value is no record */
         OTF2_Type t = pr->vtype[e];
@@ -120,10 +124,10 @@ static int leave(OTF2_EvtWriter *w, const ompf_profile_t *p, const prof_t *pr, s
     return OTF2_EvtWriter_Leave(w, NULL, end, pr->reg0 + x->type) == OTF2_SUCCESS ? 0 : -1;
 }
 
-/* One track's events: its XUs nest (lanes.h), so a stack of open XUs
- * gives the Leave records in time order. */
+/* One track's events: its slices (XU parts) nest (lanes.h), so a stack
+ * of open slices gives the Leave records in time order. */
 static int write_track(const ompf_profile_t *p, const prof_t *pr, OTF2_EvtWriter *w,
-                       const size_t *xu, size_t n, size_t *stack, uint32_t label_base,
+                       const size_t *sl, size_t n, size_t *stack, uint32_t label_base,
                        uint64_t *count)
 {
     size_t ns = 0;
@@ -131,24 +135,25 @@ static int write_track(const ompf_profile_t *p, const prof_t *pr, OTF2_EvtWriter
     if (!al)
         return -1;
     int rc = 0;
+    const ompf_lanes_t *l = &pr->lanes;
     for (size_t i = 0; i < n && !rc; i++) {
-        const ompf_xu_t *x = ompf_xu_get(p, xu[i]);
-        uint64_t st = pr->lanes.start[xu[i]]; /* drawn start (lanes.h) */
+        size_t xu = l->xu[sl[i]];
+        const ompf_xu_t *x = ompf_xu_get(p, xu);
+        uint64_t st = l->start[sl[i]]; /* drawn start (lanes.h) */
         while (ns && !rc) {
-            const ompf_xu_t *top = ompf_xu_get(p, stack[ns - 1]);
-            if ((top->end_ns < top->start_ns ? top->start_ns : top->end_ns) > st)
+            if (l->part[stack[ns - 1]].end_ns > st)
                 break;
             rc = leave(w, p, pr, stack[--ns], count);
         }
         OTF2_AttributeList_AddUint64(al, ATTR_XU, x->id);
         OTF2_AttributeList_AddUint32(al, ATTR_PARTS, x->parts);
-        if (st != x->start_ns)
-            OTF2_AttributeList_AddUint64(al, ATTR_START, x->start_ns);
-        OTF2_AttributeList_AddStringRef(al, ATTR_LABEL, label_base + (uint32_t)xu[i]);
+        if (st != l->part[sl[i]].start_ns)
+            OTF2_AttributeList_AddUint64(al, ATTR_START, l->part[sl[i]].start_ns);
+        OTF2_AttributeList_AddStringRef(al, ATTR_LABEL, label_base + (uint32_t)xu);
         if (!rc && OTF2_EvtWriter_Enter(w, al, st, pr->reg0 + x->type) != OTF2_SUCCESS)
             rc = -1;
         ++*count;
-        stack[ns++] = xu[i];
+        stack[ns++] = sl[i];
     }
     while (ns && !rc)
         rc = leave(w, p, pr, stack[--ns], count);
@@ -172,8 +177,8 @@ static int write_events(ctx_t *c, uint32_t nstrings, ompf_error_t *err)
         const ompf_profile_t *p = c->in[k].profile;
         prof_t *pr = &c->pr[k];
         ompf_track_order_t o = {0};
-        size_t nxu = ompf_xu_count(p);
-        size_t *stack = malloc((nxu ? nxu : 1) * sizeof *stack);
+        size_t nsl = pr->lanes.nslices;
+        size_t *stack = malloc((nsl ? nsl : 1) * sizeof *stack);
         if (!stack || ompf_track_order_build(p, &pr->lanes, &o)) {
             free(stack);
             return ompf_error_set(err, OMPF_ENOMEM, "OTF2 export: out of memory");

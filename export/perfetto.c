@@ -1,7 +1,8 @@
 /* Chrome trace event JSON (loads in ui.perfetto.dev and chrome://tracing):
  * a process per profile, a thread track per OS thread, one complete slice
- * per XU with its label, construct, kind and event values as arguments
- * (an XU that ran in parts and overlaps others without nesting gets an
+ * per XU part on the thread the part ran on, with the XU's label,
+ * construct, kind as arguments and its event values on its first part
+ * (an older profile's XU that ran in parts is one span, which may need an
  * extra track of its thread, lanes.h).
  * Time between slices on a track is the thread's gap (runtime, waits,
  * serial code); its per-event totals are an instant at the thread's last
@@ -112,39 +113,49 @@ static int put_slices(FILE *f, const ompf_profile_t *p, unsigned pid, const ompf
             free_keys(keys);
             return ompf_error_set(err, OMPF_ENOMEM, "Perfetto export: out of memory");
         }
-        uint64_t ts = l->start[i]; /* drawn start (lanes.h) */
-        uint64_t dur = x->end_ns > ts ? x->end_ns - ts : 0;
-        fputs(",\n{\"ph\":\"X\",\"pid\":", f);
-        ompf_jw_u64(f, pid);
-        fputs(",\"tid\":", f);
-        ompf_jw_u64(f, l->track[i] + 1);
-        fputs(",\"ts\":", f);
-        ompf_jw_us(f, ts);
-        fputs(",\"dur\":", f);
-        ompf_jw_us(f, dur);
-        fprintf(f, ",\"cat\":\"%s\",\"name\":", ompf_xu_kind_name(x->kind));
-        ompf_json_string(f, c ? c->name : "?");
-        fputs(",\"args\":{\"xu\":", f);
-        ompf_jw_u64(f, x->id);
-        fprintf(f, ",\"label\":\"%s\",\"construct\":", label);
-        ompf_json_string(f, c ? c->name : NULL);
-        fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"parts\":%u,\"cpu\":%d,\"team_thread\":%u",
-                ompf_xu_kind_name(x->kind), x->thread, x->parts, x->cpu, x->team_thread);
-        if (ts != x->start_ns) {
-            /* drawn from the previous XU's end: it began inside that XU's
-               closing counter read (lanes.h) */
-            fputs(",\"start_ns\":", f);
-            ompf_jw_u64(f, x->start_ns);
+        uint32_t np = (uint32_t)(l->first[i + 1] - l->first[i]);
+        for (uint32_t k = 0; k < np; k++) {
+            size_t sl = l->first[i] + k;
+            const ompf_part_t *pt = &l->part[sl];
+            uint64_t ts = l->start[sl]; /* drawn start (lanes.h) */
+            uint64_t dur = pt->end_ns > ts ? pt->end_ns - ts : 0;
+            fputs(",\n{\"ph\":\"X\",\"pid\":", f);
+            ompf_jw_u64(f, pid);
+            fputs(",\"tid\":", f);
+            ompf_jw_u64(f, l->track[sl] + 1);
+            fputs(",\"ts\":", f);
+            ompf_jw_us(f, ts);
+            fputs(",\"dur\":", f);
+            ompf_jw_us(f, dur);
+            fprintf(f, ",\"cat\":\"%s\",\"name\":", ompf_xu_kind_name(x->kind));
+            ompf_json_string(f, c ? c->name : "?");
+            fputs(",\"args\":{\"xu\":", f);
+            ompf_jw_u64(f, x->id);
+            fprintf(f, ",\"label\":\"%s\",\"construct\":", label);
+            ompf_json_string(f, c ? c->name : NULL);
+            fprintf(f, ",\"kind\":\"%s\",\"thread\":%u,\"parts\":%u,\"cpu\":%d,"
+                       "\"team_thread\":%u",
+                    ompf_xu_kind_name(x->kind), pt->thread, x->parts, x->cpu, x->team_thread);
+            if (np > 1)
+                fprintf(f, ",\"part\":%u", k + 1);
+            if (ts != pt->start_ns) {
+                /* drawn from the previous slice's end: it began inside that
+                   one's closing counter read (lanes.h) */
+                fputs(",\"start_ns\":", f);
+                ompf_jw_u64(f, pt->start_ns);
+            }
+            if (x->parts > 1 && np == 1)
+                /* an older profile keeps a part count, not each part */
+                fputs(",\"parts_note\":\"ran in several parts (suspended and resumed); the "
+                      "profile records the first start and the last end, on the thread it "
+                      "ended on\"",
+                      f);
+            if (k == 0) /* the XU's values, once: on its first part */
+                put_values(f, nev, keys, ompf_xu_values_const(p, i));
+            fputs("}}", f);
+            if (pt->thread < l->nthreads && pt->end_ns > last_end[pt->thread])
+                last_end[pt->thread] = pt->end_ns;
         }
-        if (x->parts > 1)
-            /* the format keeps a part count, not each part's times */
-            fputs(",\"parts_note\":\"ran in several parts (suspended and resumed); the profile "
-                  "records the first start and the last end, on the thread it ended on\"",
-                  f);
-        put_values(f, nev, keys, ompf_xu_values_const(p, i));
-        fputs("}}", f);
-        if (x->thread < l->nthreads && x->end_ns > last_end[x->thread])
-            last_end[x->thread] = x->end_ns;
     }
     ompf_jw_label_free(&lb);
     free_keys(keys);

@@ -273,12 +273,30 @@ static inline void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
 
 static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc);
 
+/* The part of XU u that ends now on this thread (docs/tool.md, "Parts"):
+ * a record in the thread's own stream, keyed by the XU's id, which is
+ * taken at its first part's end instead of at its end. */
+static __attribute__((noinline)) void part_emit(ft_thread_t *t, ft_xu_t *u, uint64_t now)
+{
+    if (!u->r.id)
+        u->r.id = new_id(t);
+    ompf_part_t pt = {t->index, u->part_start, now};
+    ompf_wstream_part(t->stream, u->r.id, &pt);
+    if (t->stream2)
+        ompf_wstream_part(t->stream2, u->r.id, &pt);
+}
+
 /* Completes and writes XU u: inline for the tool without events. */
 static FT_INLINE void xu_emit(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc,
                               uint64_t now)
 {
     ompf_xu_t *r = &u->r;
-    r->id = new_id(t);
+    if (__builtin_expect(r->parts > 1, 0)) {
+        if (u->running) /* its last part; the others ended earlier */
+            part_emit(t, u, now);
+    } else {
+        r->id = new_id(t);
+    }
     r->thread = t->index; /* untied: the thread it completed on */
     if (!r->parts)
         r->parts = 1;
@@ -834,6 +852,14 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
         if (t->cur == prior)
             t->cur = NULL;
         task_free(t, prior);
+    } else if (prior && prior->kind == FT_EXPLICIT && prior != next && prior->xu.running) {
+        /* suspended: one of its parts ends here (whether it is an XU may
+           be learnt later: a taskloop chunk without dispatch; the reader
+           ignores the parts of tasks that are not).  A switch from a task
+           to itself suspends nothing. */
+        when_fill(&w);
+        part_emit(t, &prior->xu, w.after);
+        prior->xu.running = 0;
     }
     if (!next) {
         /* a task we hold no record for: never keep a stale pointer */
@@ -841,11 +867,12 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
               (void *)next_task_data, (int)prior_task_status);
         t->cur = NULL;
     } else {
-        if (next->kind == FT_EXPLICIT) {
-            if (next->xu.r.parts++ == 0) {
-                when_fill(&w);
+        if (next->kind == FT_EXPLICIT && !next->xu.running) {
+            when_fill(&w);
+            if (next->xu.r.parts++ == 0)
                 xu_begin(t, &next->xu, w.before);
-            }
+            next->xu.part_start = w.before;
+            next->xu.running = 1;
         }
         t->cur = next;
     }

@@ -41,7 +41,10 @@ typedef struct ft_ctx {
 typedef struct ft_xu {
     ompf_xu_t r;        /* r.parts counts parts (0: not started) */
     uint64_t label, construct;
+    uint64_t part_start; /* start of the part running (or last run) */
     uint8_t active; /* implicit task: a chunk is open */
+    uint8_t running; /* explicit task: a part is open (libomp may report a
+                        switch out of a task, then one from it to itself) */
 } ft_xu_t;
 
 enum { FT_IMPLICIT = 1, FT_EXPLICIT = 2, FT_INITIAL = 3, FT_PARALLEL = 4 };

@@ -86,6 +86,16 @@ static int compare_xus(const ompf_profile_t *a, const ompf_profile_t *b,
             x.end_ns != y.end_ns || x.iter_start != y.iter_start ||
             x.iter_count != y.iter_count)
             DIFF("XU %zu (id %llu): fields differ", i, (unsigned long long)x.id);
+        if (ompf_xu_has_parts(a, i) != ompf_xu_has_parts(b, i))
+            DIFF("XU %zu (id %llu): parts recorded in one profile only", i,
+                 (unsigned long long)x.id);
+        uint32_t npa, npb;
+        ompf_part_t oa, ob;
+        const ompf_part_t *pa = ompf_xu_parts(a, i, &npa, &oa), *pb = ompf_xu_parts(b, i, &npb, &ob);
+        for (uint32_t k = 0; k < npa && npa == npb; k++)
+            if (pa[k].thread != pb[k].thread || pa[k].start_ns != pb[k].start_ns ||
+                pa[k].end_ns != pb[k].end_ns)
+                DIFF("XU %zu (id %llu): part %u differs", i, (unsigned long long)x.id, k);
         const double *va = ompf_xu_values_const(a, i);
         const double *vb = ompf_xu_values_const(b, i);
         for (size_t e = 0; e < a->n_ev; e++) {

@@ -88,6 +88,8 @@ typedef struct rd {
     uint64_t xus_read, xus_dropped;
 
     fmt_exact_t exact; /* EXACT records, applied after pass 2 */
+    fmt_parts_t parts;      /* PARTS records, attached after pass 2 */
+    uint64_t parts_dropped; /* XUs whose parts were lost (truncated) */
 } rd_t;
 
 /* Error naming the file and, while decoding, the chunk. */
@@ -577,6 +579,17 @@ static int dec_exact(rd_t *r, fmt_cur_t *c, uint32_t count)
     return finish_payload(r, c);
 }
 
+static int dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count)
+{
+    const char *what = "";
+    int rc = fmt_parts_decode(&r->parts, c, count, &what);
+    if (rc == OMPF_ENOMEM)
+        return oom(r);
+    if (rc)
+        return fail(r, rc, "%s; " MALFORMED, what);
+    return finish_payload(r, c);
+}
+
 static void set_truncated(rd_t *r, const char *why)
 {
     r->truncated = 1;
@@ -663,6 +676,7 @@ static int pass1(rd_t *r)
             case FMT_CHUNK_SOURCES: rc = dec_sources(r, &c, h.count); break;
             case FMT_CHUNK_END: rc = dec_end(r, &c); break;
             case FMT_CHUNK_EXACT: rc = dec_exact(r, &c, h.count); break;
+            case FMT_CHUNK_PARTS: rc = dec_parts(r, &c, h.count); break;
             default: break;
             }
             if (rc)
@@ -1006,6 +1020,15 @@ static int pass2(rd_t *r)
     for (size_t i = 0; i < r->n_xus && !rc; i++)
         rc = dec_xus(r, &r->xus[i], row);
     free(row);
+    if (!rc) {
+        char msg[200] = "";
+        r->chunk_type = 0;
+        rc = fmt_parts_attach(&r->parts, r->p, r->truncated, &r->parts_dropped, msg, sizeof msg);
+        if (rc == OMPF_ENOMEM)
+            return oom(r);
+        if (rc)
+            return fail(r, rc, "%s; " MALFORMED, msg);
+    }
     return rc;
 }
 
@@ -1054,6 +1077,7 @@ static void rd_free(rd_t *r)
     free(r->th);
     free(r->xus);
     fmt_exact_free(&r->exact);
+    fmt_parts_free(&r->parts);
 }
 
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
@@ -1103,6 +1127,11 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_pr
     if (r.xus_dropped && k > 0 && (size_t)k < sizeof info->note)
         snprintf(info->note + k, sizeof info->note - (size_t)k,
                  "; %llu XUs dropped for lost references", (unsigned long long)r.xus_dropped);
+    k = (int)strlen(info->note);
+    if (r.parts_dropped && (size_t)k < sizeof info->note)
+        snprintf(info->note + k, sizeof info->note - (size_t)k,
+                 "; %llu XUs lost some parts (one span each)",
+                 (unsigned long long)r.parts_dropped);
     return ompf_error_set(err, OMPF_ETRUNC, "%s: %s", r.name, info->note);
 }
 

@@ -110,6 +110,12 @@ static int flush(ompf_wstream_t *s)
             goto out;
         chunks++;
     }
+    if (s->n_parts) {
+        fmt_buf_bytes(&s->payload, s->parts.data, s->parts.len);
+        if ((rc = stage(s, acc, FMT_CHUNK_PARTS, s->n_parts)))
+            goto out;
+        chunks++;
+    }
     if (acc->len)
         rc = append(s->w, acc, chunks, s->n_xu);
 out:
@@ -121,8 +127,8 @@ out:
         fmt_buf_free(&s->payload);
     }
     s->payload.len = 0;
-    s->n_con = s->n_lab = s->n_th = s->n_xu = 0;
-    s->constructs.len = s->threads.len = 0;
+    s->n_con = s->n_lab = s->n_th = s->n_xu = s->n_parts = 0;
+    s->constructs.len = s->threads.len = s->parts.len = 0;
     s->used = 0;
     return rc;
 }
@@ -299,8 +305,26 @@ int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t)
     return account(s, s->threads.len - before);
 }
 
+int ompf_wstream_part(ompf_wstream_t *s, uint64_t xu_id, const ompf_part_t *part)
+{
+    if (!s || !part)
+        return OMPF_EINVAL;
+    size_t before = s->parts.len;
+    set_busy(s, 1);
+    fmt_enc_part(&s->parts, xu_id, part);
+    set_busy(s, 0);
+    if (s->parts.oom) {
+        s->parts.oom = 0;
+        s->parts.len = before;
+        return OMPF_ENOMEM;
+    }
+    s->n_parts++;
+    return account(s, s->parts.len - before);
+}
+
 static void stream_free(ompf_wstream_t *s)
 {
+    fmt_buf_free(&s->parts);
     free_cols(s);
     fmt_buf_free(&s->constructs);
     fmt_buf_free(&s->threads);

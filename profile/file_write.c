@@ -145,6 +145,26 @@ static int write_body(wctx_t *w, const ompf_profile_t *p)
     if (rc)
         return rc;
 
+    /* Parts after their XUs (a reader attaches them by XU id). */
+    size_t in_chunk = 0;
+    for (size_t i = 0; i < n_xu; i++) {
+        if (!ompf_xu_has_parts(p, i))
+            continue;
+        uint32_t np;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
+        for (uint32_t k = 0; k < np; k++)
+            fmt_enc_part(&w->payload, ompf_xu_get(p, i)->id, &pt[k]);
+        in_chunk += np;
+        if (in_chunk >= FMT_XUS_PER_CHUNK || w->payload.len >= FMT_MAX_RAW / 2) {
+            if ((rc = emit(w, FMT_CHUNK_PARTS, in_chunk)))
+                return rc;
+            in_chunk = 0;
+        }
+    }
+    if (in_chunk && (rc = emit(w, FMT_CHUNK_PARTS, in_chunk)))
+        return rc;
+
     size_t n_th = ompf_thread_count(p);
     if (n_th) {
         for (size_t i = 0; i < n_th; i++) {

@@ -32,7 +32,8 @@ enum {
     FMT_CHUNK_END = 8,
     FMT_CHUNK_PATHS = 9, /* version 2 */
     FMT_CHUNK_EXACT = 10, /* version 2, skippable */
-    FMT_CHUNK_TYPE_MAX = 10
+    FMT_CHUNK_PARTS = 11, /* version 2, SKIPPABLE: older readers skip it */
+    FMT_CHUNK_TYPE_MAX = 11
 };
 
 #define FMT_CF_ZSTD 0x1u      /* payload is one zstd frame */
@@ -221,6 +222,31 @@ void fmt_enc_events(fmt_buf_t *b, const ompf_profile_t *p);
 void fmt_enc_sources(fmt_buf_t *b, const ompf_profile_t *p);
 void fmt_enc_construct(fmt_buf_t *b, uint64_t id, const ompf_construct_t *c);
 void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events);
+/* One PARTS record: uv xu id, uv thread, uv start_ns, uv end - start. */
+void fmt_enc_part(fmt_buf_t *b, uint64_t xu_id, const ompf_part_t *pt);
+
+/* PARTS records collected by the reader (file_parts.c) and attached to
+ * the XUs once all are read. */
+typedef struct fmt_part_rec {
+    uint64_t xu_id;
+    ompf_part_t part;
+} fmt_part_rec_t;
+typedef struct fmt_parts {
+    fmt_part_rec_t *rec;
+    size_t n, cap;
+} fmt_parts_t;
+/* Decodes count records; 0, OMPF_ENOMEM, OMPF_EFORMAT (what says why),
+ * OMPF_ERANGE (thread index at or above OMPF_MAX_THREADS). */
+int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what);
+/* Attaches the records to the XUs of p by XU id.  Records of an XU the
+ * file does not hold are ignored (a task that never completed, or lost
+ * with a truncated tail).  A complete file (truncated == 0) must give
+ * every XU it names exactly its parts count (else OMPF_EFORMAT, msg says
+ * which); in a truncated one an XU with fewer keeps one span (*dropped
+ * counts them). */
+int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
+                     char *msg, size_t msglen);
+void fmt_parts_free(fmt_parts_t *ps);
 
 typedef struct fmt_label_rec {
     uint64_t id, parent, comp;

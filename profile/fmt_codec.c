@@ -11,7 +11,7 @@ const char *fmt_chunk_name(uint32_t type)
 {
     static const char *const names[] = {
         "?", "META", "EVENTS", "CONSTRUCTS", "LABELS",
-        "XUS", "THREADS", "SOURCES", "END", "PATHS", "EXACT",
+        "XUS", "THREADS", "SOURCES", "END", "PATHS", "EXACT", "PARTS",
     };
     return type <= FMT_CHUNK_TYPE_MAX ? names[type] : "unknown";
 }
@@ -247,8 +247,9 @@ int fmt_chunk_append(fmt_buf_t *out, uint32_t type, uint32_t count,
     size_t raw = payload->len;
     if (raw > FMT_MAX_RAW)
         return OMPF_ERANGE;
-    /* Optional information: older readers skip it. */
-    uint32_t flags = type == FMT_CHUNK_EXACT ? FMT_CF_SKIPPABLE : 0;
+    /* Optional information (EXACT, PARTS: added within version 2): older
+     * readers skip it. */
+    uint32_t flags = type == FMT_CHUNK_EXACT || type == FMT_CHUNK_PARTS ? FMT_CF_SKIPPABLE : 0;
     size_t stored = raw;
     size_t at = out->len; /* the chunk starts here */
     if (level != FMT_NO_COMPRESSION && raw >= 64) {
@@ -333,6 +334,14 @@ void fmt_enc_construct(fmt_buf_t *b, uint64_t id, const ompf_construct_t *c)
     fmt_buf_sv(b, c->line);
     fmt_buf_optstr(b, c->function);
     fmt_buf_optstr(b, c->name);
+}
+
+void fmt_enc_part(fmt_buf_t *b, uint64_t xu_id, const ompf_part_t *pt)
+{
+    fmt_buf_uv(b, xu_id);
+    fmt_buf_uv(b, pt->thread);
+    fmt_buf_uv(b, pt->start_ns);
+    fmt_buf_uv(b, pt->end_ns - pt->start_ns);
 }
 
 void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events)

@@ -138,6 +138,8 @@ void ompf_profile_destroy(ompf_profile_t *p)
     free(p->con);
     ompf__label_free(p);
     free(p->xu);
+    free(p->part);
+    free(p->part_at);
     free(p->values);
     for (size_t i = 0; i < p->n_th; i++)
         free(p->th[i].total); /* one block holds all four arrays */

@@ -31,6 +31,13 @@ struct ompf_profile {
     ompf_xu_t *xu;
     double *values; /* n_xu x n_ev, row-major */
 
+    /* Recorded parts (parts.c): XU i's are part[part_at[i] - 1 ..] (its
+     * parts field says how many); part_at[i] == 0 or i >= n_part_at: none. */
+    ompf_part_t *part;
+    size_t n_part, cap_part;
+    size_t *part_at;
+    size_t n_part_at, cap_part_at;
+
     size_t n_th, cap_th;
     ompf_thread_t *th;
 

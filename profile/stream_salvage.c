@@ -57,12 +57,12 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last)
     size_t nx = s->n_xu, nl = s->n_lab;
     if (drop_last && nx)
         nx--;
-    if (!nx && !nl && !s->n_con && !s->n_th)
+    if (!nx && !nl && !s->n_con && !s->n_th && !s->n_parts)
         return 0;
     size_t pay_cap = max2(max2(xu_bound(nx, s->n_events), path_bound(nl)),
-                          max2(s->constructs.len, s->threads.len) + 64);
-    size_t out_cap = 4 * FMT_CHUNK_HEADER_SIZE + xu_bound(nx, s->n_events) + path_bound(nl) +
-                     s->constructs.len + s->threads.len + 256;
+                          max2(max2(s->constructs.len, s->threads.len), s->parts.len) + 64);
+    size_t out_cap = 5 * FMT_CHUNK_HEADER_SIZE + xu_bound(nx, s->n_events) + path_bound(nl) +
+                     s->constructs.len + s->threads.len + s->parts.len + 256;
     size_t total = out_cap + pay_cap;
     unsigned char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                             -1, 0);
@@ -88,6 +88,12 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last)
         fmt_enc_xu_cols(&pay, &s->xc, nx, s->n_events);
         rc |= stage_raw(&out, &pay, FMT_CHUNK_XUS, nx, &chunks);
     }
+    if (s->n_parts) {
+        /* the parts of XUs still being recorded stay buffered records
+           too; the reader drops those whose XU never came */
+        fmt_buf_bytes(&pay, s->parts.data, s->parts.len);
+        rc |= stage_raw(&out, &pay, FMT_CHUNK_PARTS, s->n_parts, &chunks);
+    }
     /* a reservation beyond the mapping would have set oom, never realloc'd
      * (the bounds are twice the reservations) */
     if (rc || out.oom || pay.oom || out.data != m) {
@@ -102,8 +108,8 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last)
     pthread_mutex_unlock(&s->w->lock);
     munmap(m, total);
     /* written (or failed for good): a later flush must not repeat them */
-    s->n_con = s->n_lab = s->n_th = s->n_xu = 0;
-    s->constructs.len = s->threads.len = 0;
+    s->n_con = s->n_lab = s->n_th = s->n_xu = s->n_parts = 0;
+    s->constructs.len = s->threads.len = s->parts.len = 0;
     s->used = 0;
     return rc;
 }

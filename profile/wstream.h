@@ -46,6 +46,8 @@ struct ompf_wstream {
     size_t n_con;
     fmt_buf_t threads;
     size_t n_th;
+    fmt_buf_t parts; /* encoded PARTS records (rare: suspended tasks) */
+    size_t n_parts;
 
     fmt_buf_t payload, acc; /* scratch for encoding, kept across flushes */
     void *z;                /* ZSTD_CCtx */

@@ -32,6 +32,7 @@ extern "C" {
 #define OMPF_MAX_LABEL_DEPTH 65536u     /* components of one XU label */
 #define OMPF_MAX_SOURCES 4096u          /* provenance sources (inputs fused) */
 #define OMPF_MAX_META 4096u             /* metadata entries */
+#define OMPF_MAX_PARTS_PER_XU (1u << 24) /* recorded parts of one XU */
 
 typedef struct ompf_read_info {
     int truncated;        /* 1 when the file ends before its END chunk (a
@@ -101,6 +102,9 @@ int ompf_wstream_construct(ompf_wstream_t *s, uint64_t id,
 int ompf_wstream_xu(ompf_wstream_t *s, const ompf_xu_t *xu,
                     uint64_t construct_id, uint64_t label_id,
                     const double *values);
+/* One part of XU xu_id (an XU that ran in several parts: all of its parts,
+ * from any stream, each once; docs/format.md, PARTS). */
+int ompf_wstream_part(ompf_wstream_t *s, uint64_t xu_id, const ompf_part_t *part);
 /* Thread record with its n_events totals (index must be unique). */
 int ompf_wstream_thread(ompf_wstream_t *s, const ompf_thread_t *t);
 /* Writes what is buffered as chunk(s) now. */

@@ -158,7 +158,8 @@ typedef struct ompf_xu {
     uint32_t thread;      /* index into the thread table (OS thread) */
     uint32_t team_thread; /* omp_get_thread_num() in its team */
     uint32_t team_size;
-    uint32_t parts;       /* parts it ran in (>= 1) */
+    uint32_t parts;       /* parts it ran in (>= 1); their times and
+                             threads: ompf_xu_parts() */
     int32_t cpu, core, numa; /* at start; -1 when unknown */
     uint8_t kind;         /* ompf_xu_kind_t */
     uint64_t start_ns, end_ns;
@@ -304,6 +305,30 @@ int ompf_xu_value_u64(const ompf_profile_t *p, size_t i, uint32_t e, uint64_t *v
 /* Number of values whose exact count no double holds. */
 size_t ompf_xu_exact_count(const ompf_profile_t *p);
 
+/* Parts.  A task that was suspended and resumed (a taskwait or taskyield
+ * that ran other tasks, an untied task moving threads) ran in several
+ * parts, each a stretch of time on one thread.  A profile may record them
+ * (docs/format.md, PARTS); the XU's start_ns/end_ns are the first part's
+ * start and the last part's end, its thread the last part's. */
+typedef struct ompf_part {
+    uint32_t thread;          /* thread index it ran on */
+    uint64_t start_ns, end_ns;
+} ompf_part_t;
+/* Records the n (>= 1) parts of XU i, copied in the order given (by
+ * start), and sets its parts field to n; n == 0 forgets them.
+ * OMPF_ERANGE when i is not an XU or n above OMPF_MAX_PARTS_PER_XU
+ * (ompfuse/file.h). */
+int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uint32_t n);
+/* The parts of XU i and their number in *n.  An XU without recorded parts
+ * (one part, or a profile that kept only the count) is one span: *one is
+ * filled with its thread, start_ns and end_ns and returned, *n = 1.  NULL
+ * (and *n = 0) when i is not an XU. */
+const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
+                                 ompf_part_t *one);
+/* 1 when XU i has recorded parts. */
+int ompf_xu_has_parts(const ompf_profile_t *p, size_t i);
+/* Recorded parts in the whole profile. */
+size_t ompf_part_count(const ompf_profile_t *p);
 /* Threads.  A thread's arrays start as missing values. */
 int ompf_thread_add(ompf_profile_t *p, int32_t os_tid, uint32_t *idx);
 size_t ompf_thread_count(const ompf_profile_t *p);

@@ -8,6 +8,8 @@
     p.threads       # DataFrame per thread: os_tid; total, gap, ... per event
                     # (p.threads["gap"]: the gap of every thread and event)
     p.xus           # DataFrame: one row per XU, one column per event
+    p.parts         # DataFrame: one row per XU part (xu, part, thread,
+                    # start_ns, end_ns): suspended tasks ran in several
 
     runs = ompfuse.read_many("campaign/")   # every .ompf below, or a list
     runs.xus        # all XUs, with columns path, run_id, mode in front

@@ -109,6 +109,29 @@ class Profile:
         self.threads.index = self.threads.pop(("index", "")).astype("int64")
         self.threads.index.name = "thread"
         self.xus = xus
+        self._exe, self._parts = None, None
+
+    @property
+    def parts(self):
+        """One row per XU part (a task suspended and resumed ran in
+        several, each on one thread): xu, part (0, 1, ... in time order),
+        thread, start_ns, end_ns.  An XU whose parts the profile does not
+        record is one row spanning start_ns..end_ns.  Read on first use
+        (from `ompfuse export --format json`)."""
+        if self._parts is None:
+            r = subprocess.run([self._exe, "export", "--format", "json", "--no-resolve",
+                                self.path], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise OSError(r.stderr.strip() or "ompfuse export failed (%d)" % r.returncode)
+            rows = []
+            for x in json.loads(r.stdout)["profiles"][0]["xus"]:
+                ps = x.get("part_list") or [[x["thread"], x["start_ns"], x["end_ns"]]]
+                rows.extend((x["id"], k, t, a, b) for k, (t, a, b) in enumerate(ps))
+            cols = ["xu", "part", "thread", "start_ns", "end_ns"]
+            self._parts = pd.DataFrame(rows, columns=cols).astype(
+                {"xu": "uint64", "part": "uint32", "thread": "uint32", "start_ns": "uint64",
+                 "end_ns": "uint64"})
+        return self._parts
 
     def __repr__(self):
         return "<ompfuse.Profile %s: %s, %d XUs, %d events%s>" % (
@@ -146,7 +169,9 @@ def read(path, ompfuse=None, resolve=True):
                 else _event_column(df[name], status.get(name))
     if m["truncated"]:
         warnings.warn("%s: %s" % (os.fspath(path), m["salvage_note"]), stacklevel=2)
-    return Profile(os.fspath(path), m, df)
+    p = Profile(os.fspath(path), m, df)
+    p._exe = exe
+    return p
 
 
 class Profiles(list):

@@ -134,12 +134,41 @@ def compare_xus(what, got, ref, doc, keys, double=None):
                                                         r["values"]))
 
 
+def doc_parts(doc):
+    """XU id -> its parts [(thread, start, end)] as the JSON export lists
+    them (part_list; absent: one span)."""
+    return {x["id"]: [tuple(q) for q in x["part_list"]] if "part_list" in x
+            else [(x["thread"], x["start_ns"], x["end_ns"])] for x in doc["xus"]}
+
+
+def fold_slices(what, got, doc):
+    """got[(xu, k)]: one slice per part.  Checks that each XU has exactly
+    its parts (thread, start, end, in time order) and its values on the
+    first one only; returns got per XU as one record (first start, last
+    end and thread, the first part's values) for compare_xus."""
+    want, byxu = doc_parts(doc), {}
+    for (xu, _), sl in got.items():
+        byxu.setdefault(xu, []).append(sl)
+    out, bad = {}, 0
+    for xu, sls in byxu.items():
+        sls.sort(key=lambda q: (q["start"], q["end"]))
+        have = [(q["thread"], q["start"], q["end"]) for q in sls]
+        if have != want.get(xu) or any(v is not None for q in sls[1:] for v in q["values"]):
+            bad += 1
+            if bad <= 3:
+                fail("%s XU %d: slices %s (values %s), parts %s" % (
+                    what, xu, have, [q["values"] for q in sls], want.get(xu)))
+        out[xu] = dict(sls[0], thread=sls[-1]["thread"], end=sls[-1]["end"])
+    return out
+
+
 def drawn_starts(got, what):
-    """A timeline draws an XU that began inside the previous XU's closing
-    counter read from that XU's end, and carries its recorded start as
-    start_ns (export/lanes.h).  got[xu]: 'start' drawn, 'rec' recorded or
-    None.  Checks each such start against an XU end on the same thread and
-    puts the recorded start back for the comparison with the profile."""
+    """A timeline draws a slice that began inside the previous slice's
+    closing counter read from that slice's end, and carries its recorded
+    start as start_ns (export/lanes.h).  got[key]: 'start' drawn, 'rec'
+    recorded or None.  Checks each such start against a slice end on the
+    same thread and puts the recorded start back for the comparison with
+    the profile."""
     ends = {}
     for s in got.values():
         ends.setdefault(s["thread"], set()).add(s["end"])
@@ -149,8 +178,8 @@ def drawn_starts(got, what):
         if rec is None:
             continue
         moved += 1
-        if not (rec < s["start"] and s["start"] in ends[s["thread"]] and s["parts"] == 1):
-            fail("%s XU %d: drawn from %d, recorded %d, not at a single-part XU's end"
+        if not (rec < s["start"] and s["start"] in ends[s["thread"]]):
+            fail("%s slice %s: drawn from %d, recorded %d, not at a slice's end"
                  % (what, xu, s["start"], rec))
         s["start"] = rec
     if kind == "chunks" and moved < len(got) // 2:
@@ -164,6 +193,7 @@ def check_otf2():
     import otf2
     path, events, ref, doc, out = export_kind("otf2", ".otf2")
     seen, open_, tracks = {}, {}, {}
+    multi = {xu for xu, ps in doc_parts(doc).items() if len(ps) > 1}
     with otf2.reader.open(os.path.join(out, "traces.otf2")) as tr:
         if tr.timer_resolution != 10**9:
             fail("timer resolution %s" % tr.timer_resolution)
@@ -201,17 +231,20 @@ def check_otf2():
                 xu, region, t0, vals, a = stack.pop()
                 if region != ev.region.name:
                     fail("XU %d: leaves %s, entered %s" % (xu, ev.region.name, region))
-                if xu in seen:
-                    fail("XU %d entered twice" % xu)
                 thread = int(re.match(r"thread (\d+) ", loc.name).group(1))
-                seen[xu] = dict(type=region, thread=thread, start=t0, end=ev.time,
-                                values=[vals.get(e) for e in events], parts=a["parts"],
-                                label=a["label"], rec=a.get("start_ns"))
-                tracks.setdefault(loc.name, []).append((t0, ev.time, xu))
+                key = (xu, len([k for k in seen if k[0] == xu]) if xu in multi else 0)
+                if key in seen:
+                    fail("XU %d entered twice" % xu)
+                seen[key] = dict(type=region, thread=thread, start=t0, end=ev.time,
+                                 values=[vals.get(e) for e in events], parts=a["parts"],
+                                 label=a["label"], rec=a.get("start_ns"))
+                tracks.setdefault(loc.name, []).append((t0, ev.time, key))
     for l, s in open_.items():
         if s:
             fail("%s: %d XUs never left" % (l, len(s)))
     drawn_starts(seen, "OTF2")
+    nslices = len(seen)
+    seen = fold_slices("OTF2", seen, doc)
     compare_xus("OTF2", seen, ref, doc, ("type", "thread", "start", "end", "label"), double)
     for l, spans in tracks.items():
         laminar(spans, "OTF2 location " + l)
@@ -222,8 +255,10 @@ def check_otf2():
     for k, v in meta.items():
         if k != "argv" and v and props.get("OMPFUSE::P0::" + k.upper()) != v:
             fail("property %s: %r, show says %r" % (k, props.get("OMPFUSE::P0::" + k.upper()), v))
-    print("otf2 %s: %d XUs, %d locations, %d metrics" % (kind, len(seen), len(tracks),
-                                                      len(events)))
+    print("otf2 %s: %d XUs in %d parts (Enter/Leave pairs), %d locations, %d metrics" % (
+        kind, len(seen), nslices, len(tracks), len(events)))
+    if kind == "untied" and nslices <= len(seen):
+        fail("untied: no XU in several parts")
 
 
 # ---- Perfetto -----------------------------------------------------------
@@ -244,9 +279,9 @@ def check_perfetto():
     for e in tr["traceEvents"]:
         if e["ph"] != "X":
             continue
-        xu = e["args"]["xu"]
+        xu = (e["args"]["xu"], e["args"].get("part", 1))
         if xu in slices:
-            fail("XU %d has two slices" % xu)
+            fail("XU %d has two slices for part %d" % xu)
         m = re.match(r"thread (\d+) \(tid -?\d+\)( multi-part XUs, lane (\d+))?$",
                      names.get(e["tid"], ""))
         if not m:
@@ -262,13 +297,19 @@ def check_perfetto():
                           rec=e["args"].get("start_ns"))
         tracks.setdefault(e["tid"], []).append((start, end, xu))
     drawn_starts(slices, "Perfetto")
+    nslices = len(slices)
+    recorded = {x["id"] for x in doc["xus"] if "part_list" in x}
+    if any(s["lane"] and xu in recorded for (xu, _), s in slices.items()):
+        fail("a part of an XU with recorded parts on an extra lane")
+    lanes = slices
+    slices = fold_slices("Perfetto", slices, doc)
     compare_xus("Perfetto", slices, ref, doc,
                 ("type", "thread", "start", "end", "kind", "label"))
     for tid, spans in tracks.items():
         laminar(spans, "Perfetto track " + names[tid])
     # an XU is on an extra lane only when it cannot nest on each lane before
     by_thread_lane = {}
-    for xu, s in slices.items():
+    for xu, s in lanes.items():
         by_thread_lane.setdefault((s["thread"], s["lane"]), []).append(s)
     for (t, lane), ss in by_thread_lane.items():
         for s in ss:
@@ -279,11 +320,13 @@ def check_perfetto():
                     fail("XU %s on lane %d of thread %d would nest on lane %d"
                          % (s["label"], lane, t, lower))
     check_counters(path, events, ref)
-    multi = sum(1 for s in slices.values() if s["lane"])
-    if multi and all(s["parts"] == 1 for s in slices.values()):
+    multi = sum(1 for s in lanes.values() if s["lane"])
+    if multi and all(s["parts"] == 1 for s in lanes.values()):
         fail("%d single-part XUs on extra lanes" % multi)
-    print("perfetto %s: %d slices on %d tracks (%d on extra lanes)" % (kind, len(slices),
-                                                                   len(tracks), multi))
+    print("perfetto %s: %d slices for %d XUs on %d tracks (%d on extra lanes)" % (
+        kind, nslices, len(slices), len(tracks), multi))
+    if kind == "untied" and nslices <= len(slices):
+        fail("untied: no XU in several parts")
 
 
 def check_counters(path, events, ref):
@@ -346,6 +389,18 @@ def check_json():
                   or not all(same_value(a, b) for a, b in zip(g["values"], r["values"]))):
             fail("XU %d: JSON %s, CSV %s" % (xu, g, r))
             break
+    for x in p["xus"]:
+        ps = x.get("part_list")
+        if ps is None:
+            continue
+        if len(ps) != x["parts"] or len(ps) < 2 or ps[0][1] != x["start_ns"] or \
+                ps[-1][2] != x["end_ns"] or ps[-1][0] != x["thread"] or \
+                any(a[2] > b[1] for a, b in zip(ps, ps[1:])) or any(q[1] > q[2] for q in ps):
+            fail("XU %d: parts %d, part_list %s, span %d..%d on %d" % (
+                x["id"], x["parts"], ps, x["start_ns"], x["end_ns"], x["thread"]))
+            break
+    if kind == "untied" and not any("part_list" in x for x in p["xus"]):
+        fail("untied: no XU with its parts")
     if len(p["threads"]) and any(len(t["gap"]) != len(events) for t in p["threads"]):
         fail("thread rows do not have one value per event")
     if meta.get("mode") == "fused":
@@ -396,8 +451,9 @@ def check_multi():
     tr = json.load(open(out))
     per_pid = [sum(1 for e in tr["traceEvents"] if e["ph"] == "X" and e["pid"] == k + 1)
                for k in range(len(paths))]
-    if per_pid != counts:
-        fail("perfetto: slices per pid %s, want %s" % (per_pid, counts))
+    nparts = [sum(len(ps) for ps in doc_parts(p).values()) for p in doc["profiles"]]
+    if per_pid != nparts:
+        fail("perfetto: slices per pid %s, want %s parts" % (per_pid, nparts))
     out = os.path.join(work, "multi.otf2")
     run([ompfuse, "export", "--format", "otf2", "--no-resolve", "-o", out] + paths)
     enters = {}
@@ -406,8 +462,8 @@ def check_multi():
         for loc, ev in t.events:
             if type(ev).__name__ == "Enter":
                 enters[loc.group.name] = enters.get(loc.group.name, 0) + 1
-    if [enters.get(g, 0) for g in groups] != counts:
-        fail("otf2: enters per location group %s, want %s" % (enters, counts))
+    if [enters.get(g, 0) for g in groups] != nparts:
+        fail("otf2: enters per location group %s, want %s parts" % (enters, nparts))
     # run again over the same archive: replaced, not refused
     run([ompfuse, "export", "--format", "otf2", "--no-resolve", "-o", out, paths[0]])
     with otf2.reader.open(os.path.join(out, "traces.otf2")) as t:

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Makes one profile of every kind the export tests read, in WORK:
   run.ompf       a real run of prog_fib (nested tasks) with two events
-  untied.ompf    a real run of prog_untied (tasks that ran in several parts)
+  untied.ompf    a real run of prog_parts (untied tasks that ran in several
+                 parts, some on several threads)
   chunks.ompf    a real run of prog_many_chunks (consecutive chunks: each
                  starts inside the previous one's closing counter read)
   fused.ompf     run.ompf fused (lgl) with a second run counting other events
@@ -35,7 +36,7 @@ def record(prog, arg, events, out, **extra):
 
 record("prog_fib", ["12"], "perf::TASK-CLOCK,perf::PAGE-FAULTS", w("run.ompf"))
 record("prog_fib", ["12"], "perf::CONTEXT-SWITCHES,perf::MINOR-FAULTS", w("run2.ompf"))
-record("prog_untied", [], "perf::TASK-CLOCK", w("untied.ompf"))
+record("prog_parts", [], "perf::TASK-CLOCK", w("untied.ompf"))
 record("prog_many_chunks", ["3000"], "perf::TASK-CLOCK,perf::PAGE-FAULTS", w("chunks.ompf"))
 record("prog_fib", ["12"], "perf::TASK-CLOCK,perf::PAGE-FAULTS", w("hemrun.ompf"),
        OMPFUSE_MODE="hem-delta", OMPFUSE_PMU_SLOTS="1")

@@ -101,9 +101,16 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++) {
             uint64_t id = 2 * (uint64_t)i + (uint64_t)k + 1;
             ompf_wstream_label(s[k], id, k ? id - 1 : 0, (uint64_t)i);
-            ompf_xu_t x = {.id = id, .thread = (uint32_t)k, .parts = 1, .kind = OMPF_XU_TASK};
+            /* XU 1 ran in two parts, one on each stream's thread */
+            ompf_xu_t x = {.id = id, .thread = (uint32_t)k, .parts = id == 1 ? 2 : 1,
+                           .kind = OMPF_XU_TASK, .start_ns = 100 * id, .end_ns = 100 * id + 90};
             double v = i * 10.5;
             ompf_wstream_xu(s[k], &x, 3, id, &v);
+            if (id == 1) {
+                ompf_part_t a = {1, 100, 130}, b = {0, 160, 190};
+                ompf_wstream_part(s[1], id, &a);
+                ompf_wstream_part(s[0], id, &b);
+            }
         }
     if (ompf_writer_finish(w, h, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -82,6 +82,22 @@ def check_one(path):
             want = jt["gap"][k]
             if (want is None) != pd.isna(got) or (want is not None and got != want):
                 fail("thread %d gap %s: %r, JSON %r" % (jt["index"], name, got, want))
+    # parts: per XU in time order, the first at its start, the last at its
+    # end on its thread, none overlapping (the XU rows come from the CSV)
+    g = p.parts.groupby("xu", sort=False)
+    x = df.set_index("xu")
+    first, last = g.first(), g.last()
+    if set(first.index) != set(x.index) or \
+            (first["start_ns"] != x.loc[first.index, "start_ns"]).any() or \
+            (last["end_ns"] != x.loc[last.index, "end_ns"]).any() or \
+            (last["thread"] != x.loc[last.index, "thread"]).any():
+        fail("parts do not span their XUs")
+    pp = p.parts.sort_values(["xu", "part"])
+    same = pp["xu"].values[1:] == pp["xu"].values[:-1]
+    if (pp["start_ns"].values[1:][same] < pp["end_ns"].values[:-1][same]).any():
+        fail("parts of one XU overlap")
+    if kind == "untied" and g.size().max() < 2:
+        fail("untied: no XU in several parts")
     if (p.truncated, p.salvage_note) != (doc["truncated"], doc["salvage_note"]):
         fail("truncated %s note %r" % (p.truncated, p.salvage_note))
     if p.truncated != any(p.salvage_note in str(w.message) for w in warned):
@@ -115,7 +131,8 @@ if kind == "many":
     print("read_many: %d profiles, %d XUs" % (len(runs), len(allx)))
 else:
     p = check_one(os.path.join(work, kind + ".ompf"))
-    print("%r: dtypes %s" % (p, sorted(set(str(t) for t in p.xus.dtypes[8:]))))
+    print("%r: dtypes %s, %d parts" % (p, sorted(set(str(t) for t in p.xus.dtypes[8:])),
+                                       len(p.parts)))
 if fails:
     print("\n".join("FAIL: " + f for f in fails[:20]))
     sys.exit(1)

@@ -4,6 +4,8 @@
  *   event <name> <status>
  *   xu <label> <kind> <construct-name> <construct-kind> <thread> <team_thread>
  *      <team_size> <cpu> <iter_start> <iter_count> <parts> <start> <end> <values...>
+ *   part <xu-index> <thread> <start> <end>   (after its xu line; XUs with
+ *                                            recorded parts only)
  *   construct <name> <kind> <build-id> <offset> <module>
  *   thread <index> <tid> total <v...> gap <v...> enabled <v...> running <v...>
  * With -s (summary, for huge profiles): meta and event lines, then
@@ -97,6 +99,12 @@ int main(int argc, char **argv)
         for (size_t e = 0; e < ne; e++)
             val(v[e]);
         printf("\n");
+        uint32_t np;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
+        for (uint32_t k = 0; ompf_xu_has_parts(p, i) && k < np; k++)
+            printf("part %zu %u %llu %llu\n", i, pt[k].thread,
+                   (unsigned long long)pt[k].start_ns, (unsigned long long)pt[k].end_ns);
     }
     for (uint32_t t = 0; t < ompf_thread_count(p); t++) {
         const ompf_thread_t *th = ompf_thread_get_const(p, t);

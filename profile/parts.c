@@ -1,0 +1,66 @@
+/* The parts of XUs (profile.h, "Parts"): kept apart from the XU records,
+ * since most XUs run in one part and most profiles record none. */
+#include <string.h>
+
+#include "ompfuse/file.h"
+#include "profile_internal.h"
+
+int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uint32_t n)
+{
+    if (!p || (n && !parts))
+        return OMPF_EINVAL;
+    if (i >= p->n_xu || n > OMPF_MAX_PARTS_PER_XU)
+        return OMPF_ERANGE;
+    if (!n) {
+        if (i < p->n_part_at)
+            p->part_at[i] = 0;
+        return 0;
+    }
+    if (i >= p->n_part_at) {
+        if (ompf__grow((void **)&p->part_at, &p->cap_part_at, p->n_xu, sizeof *p->part_at))
+            return OMPF_ENOMEM;
+        memset(p->part_at + p->n_part_at, 0, (p->n_xu - p->n_part_at) * sizeof *p->part_at);
+        p->n_part_at = p->n_xu;
+    }
+    /* a second call for the same XU appends anew (rare: the old ones stay
+       unused) */
+    if (p->n_part + n < p->n_part ||
+        ompf__grow((void **)&p->part, &p->cap_part, p->n_part + n, sizeof *p->part))
+        return OMPF_ENOMEM;
+    memcpy(p->part + p->n_part, parts, n * sizeof *parts);
+    p->part_at[i] = p->n_part + 1;
+    p->n_part += n;
+    p->xu[i].parts = n;
+    return 0;
+}
+
+int ompf_xu_has_parts(const ompf_profile_t *p, size_t i)
+{
+    return p && i < p->n_part_at && p->part_at[i] && i < p->n_xu;
+}
+
+const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
+                                 ompf_part_t *one)
+{
+    if (!p || i >= p->n_xu) {
+        *n = 0;
+        return NULL;
+    }
+    if (ompf_xu_has_parts(p, i)) {
+        *n = p->xu[i].parts;
+        return p->part + p->part_at[i] - 1;
+    }
+    const ompf_xu_t *x = &p->xu[i];
+    *one = (ompf_part_t){x->thread, x->start_ns, x->end_ns};
+    *n = 1;
+    return one;
+}
+
+size_t ompf_part_count(const ompf_profile_t *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; p && i < p->n_part_at && i < p->n_xu; i++)
+        if (p->part_at[i])
+            n += p->xu[i].parts;
+    return n;
+}
