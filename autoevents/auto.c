@@ -1,0 +1,728 @@
+/* `--events auto`: the pilots and the choice (see include/ompfuse/
+ * autoevents.h for the steps).  The rate pilot is ratepilot.c, the
+ * candidate lists candidates.c; this file runs the XU pilot under the tool
+ * (as a small campaign in work_dir), computes each candidate's statistics
+ * across XUs and chooses greedily. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "autoevents_internal.h"
+#include "ompfuse/campaign.h"
+#include "ompfuse/counters.h"
+#include "ompfuse/evaluate.h"
+#include "ompfuse/file.h"
+#include "ompfuse/plan.h"
+
+#define MAX_UPROBES 96   /* candidates from the line table */
+#define MAX_PILOT 40     /* uprobes that reach the XU pilot */
+#define ROUNDS 8         /* rate pilot rounds at most */
+#define ROUND_SHARE 0.3  /* what all survivors of a stopped round may cost */
+#define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
+#define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
+#define BASE_EVENT "perf::TASK-CLOCK"
+
+struct ompf_auto {
+    ompf_auto_cand_t *c;
+    size_t n;
+    size_t *order; /* chosen, in order of choice */
+    size_t nchosen;
+    double base_s, check_s, plain_s, uprobe_cost, est_s;
+    double base_cpu, check_cpu; /* perf::TASK-CLOCK over the threads, s */
+    int uprobe_cost_measured, tracefs;
+    size_t xus;
+};
+
+void ompf_auto_opts_init(ompf_auto_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->want = 4;
+    o->max_slowdown = 0.10;
+    o->min_cv = 0.10;
+    o->max_corr = 0.90;
+    o->min_inside = 0.2;
+    o->timeout_s = 600;
+}
+
+static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind)
+{
+    ompf_auto_cand_t *g = realloc(a->c, (a->n + 1) * sizeof *g);
+    if (!g)
+        return OMPF_ENOMEM;
+    a->c = g;
+    ompf_auto_cand_t *c = &a->c[a->n];
+    memset(c, 0, sizeof *c);
+    c->name = strdup(name);
+    c->where = strdup(where ? where : "");
+    c->kind = kind;
+    if (!c->name || !c->where)
+        return OMPF_ENOMEM;
+    a->n++;
+    return 0;
+}
+
+/* The first reason a candidate is out is the one shown. */
+static void reject(ompf_auto_cand_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void reject(ompf_auto_cand_t *c, const char *fmt, ...)
+{
+    if (c->why[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
+/* Rounds of the rate pilot over the uprobe candidates: drop the ones hit
+ * so often that each alone would cost more than the budget, until one
+ * round runs to the end. */
+static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t *o,
+                      ompf_error_t *err)
+{
+    ompf_auto_round_t r;
+    /* the program alone, twice: the time the budget is relative to */
+    double plain = INFINITY;
+    for (int k = 0; k < 2; k++) {
+        int rc = ompf_auto_rate_round(argv, o->env, o->n_env, NULL, 0, o->timeout_s, &r, err);
+        int failed = r.failed || r.killed;
+        double sec = r.seconds;
+        ompf_auto_round_free(&r);
+        if (rc)
+            return rc;
+        if (failed)
+            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool (or timed out "
+                                  "after %.0f s): nothing to choose events from", argv[0],
+                                  o->timeout_s);
+        plain = fmin(plain, sec);
+    }
+    a->plain_s = plain;
+    /* what a hit costs now (a loaded machine traps slower: 15 us idle, 90
+     * at load 12 here); never below the documented figure */
+    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000));
+    a->uprobe_cost_measured = a->uprobe_cost > UPROBE_COST;
+    char **alive = calloc(a->n + 1, sizeof *alive);
+    size_t *idx = calloc(a->n + 1, sizeof *idx);
+    if (!alive || !idx) {
+        free(alive);
+        free(idx);
+        return OMPF_ENOMEM;
+    }
+    int rc = 0;
+    for (int round = 1; round <= ROUNDS; round++) {
+        size_t na = 0;
+        for (size_t i = 0; i < a->n; i++)
+            if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0]) {
+                idx[na] = i;
+                alive[na++] = a->c[i].name;
+            }
+        if (na == 0)
+            break;
+        double budget = 2.0 * plain + 1.0;
+        rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
+        if (rc)
+            break;
+        double hits = 0;
+        for (size_t k = 0; k < na; k++)
+            hits += r.count[k];
+        fprintf(o->log, "ompfuse: auto: rate pilot round %d: %zu uprobes, %.0f hits in %.2f s%s\n",
+                round, na, hits, r.seconds, r.killed ? " (stopped at the budget)" : "");
+        if (!r.killed && r.failed) {
+            rc = ompf_error_set(err, OMPF_EINVAL, "%s fails with uprobes in it (rate pilot: "
+                                "%s %d)", argv[0], WIFSIGNALED(r.status) ? "signal" : "exit",
+                                WIFSIGNALED(r.status) ? WTERMSIG(r.status)
+                                                      : WEXITSTATUS(r.status));
+            ompf_auto_round_free(&r);
+            break;
+        }
+        if (!r.killed && hits * UPROBE_COST > 0.5 * plain && r.seconds > plain) {
+            /* the probes took most of the round: the rest of the time is
+             * theirs.  On a loaded machine this is noisy, so it only ever
+             * raises the documented figure (fewer probes, never more). */
+            double c = (r.seconds - plain) / hits;
+            if (c > a->uprobe_cost && c < 1e-3) {
+                a->uprobe_cost = c;
+                a->uprobe_cost_measured = 1;
+            }
+        }
+        /* the program's progress in plain seconds: elapsed minus the traps */
+        double progress = r.killed ? fmax(r.seconds - hits * a->uprobe_cost, 0.02 * r.seconds)
+                                   : plain;
+        size_t dropped = 0, hottest = 0;
+        for (size_t k = 0; k < na; k++) {
+            ompf_auto_cand_t *c = &a->c[idx[k]];
+            if (!r.usable[k]) {
+                reject(c, "does not open here");
+                dropped++;
+                continue;
+            }
+            double est = r.count[k] * a->uprobe_cost / progress;
+            if (est > o->max_slowdown) {
+                reject(c, "too hot: %.3g hits per second, alone %.0f%% slowdown",
+                       r.count[k] / progress, 100 * est);
+                dropped++;
+            }
+            if (r.count[k] > r.count[hottest])
+                hottest = k;
+        }
+        if (r.killed) {
+            /* Stopped: many lukewarm probes can add up without one standing
+             * out.  Drop the hottest until the rest would together cost at
+             * most ROUND_SHARE of the run (the XU pilot counts them all). */
+            double sum = 0;
+            for (size_t k = 0; k < na; k++)
+                if (!a->c[idx[k]].why[0])
+                    sum += r.count[k] * a->uprobe_cost / progress;
+            while (sum > ROUND_SHARE) {
+                size_t h = na;
+                for (size_t k = 0; k < na; k++)
+                    if (!a->c[idx[k]].why[0] && (h == na || r.count[k] > r.count[h]))
+                        h = k;
+                if (h == na || r.count[h] == 0)
+                    break;
+                reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
+                       "in the rate pilot", r.count[h] / progress);
+                sum -= r.count[h] * a->uprobe_cost / progress;
+                dropped++;
+            }
+            if (dropped == 0 && r.count[hottest] > 0) {
+                /* no estimate says so, yet it stopped: the hottest goes */
+                reject(&a->c[idx[hottest]], "too hot: %.3g hits per second in the rate pilot",
+                       r.count[hottest] / progress);
+                dropped++;
+            }
+        }
+        int done = !r.killed;
+        ompf_auto_round_free(&r);
+        if (done)
+            break;
+        if (round == ROUNDS)
+            for (size_t k = 0; k < na; k++)
+                reject(&a->c[idx[k]], "the rate pilot did not finish in %d rounds", ROUNDS);
+    }
+    /* keep at most MAX_PILOT for the XU pilot (its group has 64 counters) */
+    size_t kept = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0] && ++kept > MAX_PILOT)
+            reject(&a->c[i], "beyond the %d uprobes the XU pilot counts", MAX_PILOT);
+    free(alive);
+    free(idx);
+    return rc;
+}
+
+/* Runs the plan's lines in work_dir with every event counted at once. */
+static int run_pilot(const ompf_plan_t *plan, char *const *argv, const ompf_auto_opts_t *o,
+                     ompf_campaign_t **out, ompf_error_t *err)
+{
+    ompf_campaign_opts_t co;
+    ompf_campaign_opts_init(&co);
+    co.out_dir = o->work_dir;
+    co.timeout_s = o->timeout_s;
+    co.env = o->env;
+    co.n_env = o->n_env;
+    co.check_plain = 0;
+    co.tool_path = o->tool_path;
+    co.progress = -2;
+    co.log = o->log;
+    /* the pilots count everything at once: no emulated limit */
+    char *saved = getenv("OMPFUSE_PMU_SLOTS") ? strdup(getenv("OMPFUSE_PMU_SLOTS")) : NULL;
+    setenv("OMPFUSE_PMU_SLOTS", "64", 1);
+    int rc = ompf_campaign_create(plan, argv, &co, out, err);
+    if (saved) {
+        setenv("OMPFUSE_PMU_SLOTS", saved, 1);
+        free(saved);
+    } else
+        unsetenv("OMPFUSE_PMU_SLOTS");
+    if (rc == 0)
+        rc = ompf_campaign_execute(*out, err);
+    if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+        rc = ompf_error_set(err, OMPF_EINVAL, "a pilot run of %s failed (see %s/manifest.tsv)",
+                            argv[0], o->work_dir);
+    return rc;
+}
+
+static double best_seconds(const ompf_campaign_t *c, size_t line)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        if (r->line == line && r->status == OMPF_RUN_OK && r->seconds > 0)
+            best = fmin(best, r->seconds);
+    }
+    return best;
+}
+
+/* The least CPU time (perf::TASK-CLOCK summed over the threads) of the
+ * runs of a line: less disturbed by other load than wall time, which on a
+ * shared machine swings by more than the probes cost. */
+static double best_cpu(const ompf_campaign_t *c, size_t line)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        ompf_profile_t *p;
+        ompf_read_info_t info;
+        if (r->line != line || r->status != OMPF_RUN_OK ||
+            ompf_profile_read(r->profile, &p, &info, NULL))
+            continue;
+        int e = ompf_event_find(p, BASE_EVENT);
+        double sum = 0;
+        for (size_t t = 0; e >= 0 && t < ompf_thread_count(p); t++) {
+            double v = ompf_thread_get_const(p, (uint32_t)t)->total[e];
+            sum += ompf_is_missing(v) ? 0 : v;
+        }
+        if (e >= 0 && sum > 0)
+            best = fmin(best, sum * 1e-9);
+        ompf_profile_destroy(p);
+    }
+    return isinf(best) ? 0 : best;
+}
+
+static const char *profile_of(const ompf_campaign_t *c, size_t line)
+{
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        if (r->line == line && r->status == OMPF_RUN_OK)
+            return r->profile;
+    }
+    return NULL;
+}
+
+/* Statistics across XUs from the XU pilot's profile.  What counts is the
+ * variation among XUs of the same construct: fusion pairs XUs within a
+ * construct (and the random control shuffles within one), so an event that
+ * only tells constructs apart (a line run once per loop) cannot show
+ * whether the right XUs were paired.  So vals[i] keeps each XU's value
+ * minus its construct's mean, cv is the root of the mean squared residual
+ * over the mean value, and twins are judged on residuals too (|Spearman|). */
+static int xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
+{
+    size_t nx = ompf_xu_count(p), ntypes = ompf_construct_count(p) + 1;
+    a->xus = nx;
+    double *tsum = calloc(ntypes, sizeof *tsum);
+    size_t *tcount = calloc(ntypes, sizeof *tcount);
+    if (!tsum || !tcount) {
+        free(tsum);
+        free(tcount);
+        return OMPF_ENOMEM;
+    }
+    for (size_t x = 0; x < nx; x++)
+        if (ompf_xu_get(p, x)->type < ntypes)
+            tcount[ompf_xu_get(p, x)->type]++;
+        else
+            return OMPF_EFORMAT; /* the reader checks references: not reached */
+    for (size_t i = 0; i < a->n; i++) {
+        ompf_auto_cand_t *c = &a->c[i];
+        vals[i] = NULL;
+        if (c->why[0])
+            continue;
+        int e = ompf_event_find(p, c->name);
+        const ompf_event_t *ev = e >= 0 ? ompf_event_get(p, (uint32_t)e) : NULL;
+        if (!ev || ev->status != OMPF_EV_COUNTED) {
+            reject(c, "does not open here");
+            if (ev && ev->reason)
+                snprintf(c->why, sizeof c->why, "does not open: %.140s", ev->reason);
+            continue;
+        }
+        double *v = calloc(nx ? nx : 1, sizeof *v);
+        if (!v) {
+            free(tsum);
+            free(tcount);
+            return OMPF_ENOMEM;
+        }
+        double sum = 0, sq = 0, gap = 0;
+        size_t nonzero = 0;
+        for (size_t x = 0; x < nx; x++) {
+            double y = ompf_xu_values_const(p, x)[e];
+            v[x] = ompf_is_missing(y) ? 0 : y;
+            sum += v[x];
+            nonzero += v[x] != 0;
+            tsum[ompf_xu_get(p, x)->type] += v[x];
+        }
+        for (size_t x = 0; x < nx; x++) {
+            uint32_t t = ompf_xu_get(p, x)->type;
+            v[x] -= tsum[t] / (double)tcount[t];
+            sq += v[x] * v[x];
+        }
+        memset(tsum, 0, ntypes * sizeof *tsum);
+        for (size_t t = 0; t < ompf_thread_count(p); t++) {
+            double g = ompf_thread_get_const(p, (uint32_t)t)->gap[e];
+            if (!ompf_is_missing(g))
+                gap += g;
+        }
+        vals[i] = v;
+        c->total = sum + gap;
+        c->inside = c->total > 0 ? sum / c->total : 0;
+        double mean = nx ? sum / (double)nx : 0;
+        c->cv = mean > 0 ? sqrt(sq / (double)nx) / mean : 0;
+        c->cost_s = c->kind == OMPF_AUTO_UPROBE     ? c->total * a->uprobe_cost
+                    : c->kind == OMPF_AUTO_TRACEPOINT ? c->total * TRACEPOINT_COST
+                                                      : 0;
+        c->covered = nx ? (double)nonzero / (double)nx : 0;
+        if (sum == 0)
+            reject(c, "never fires inside an XU");
+    }
+    free(tsum);
+    free(tcount);
+    return 0;
+}
+
+/* Deterministic sources first (uprobes, then tracepoints, then software
+ * events, which are timing noise per XU), within a kind by variation
+ * times the share of XUs it fires in (the CV capped: an event seen in a
+ * handful of XUs has a huge CV but says little about the others), then by
+ * how much of the run they see. */
+static const ompf_auto_t *sort_ctx;
+static int by_rank(const void *pa, const void *pb)
+{
+    const ompf_auto_cand_t *x = &sort_ctx->c[*(const size_t *)pa],
+                           *y = &sort_ctx->c[*(const size_t *)pb];
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    double sx = fmin(x->cv, 3) * x->covered, sy = fmin(y->cv, 3) * y->covered;
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    return x->total > y->total ? -1 : x->total < y->total;
+}
+
+/* strict: the thresholds of o; else the fallback when fewer than two
+ * events pass them: anything that fires inside XUs and is no twin. */
+static int choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, int strict)
+{
+    size_t *rank = calloc(a->n + 1, sizeof *rank);
+    if (!a->order)
+        a->order = calloc(a->n + 1, sizeof *a->order);
+    if (!rank || !a->order) {
+        free(rank);
+        return OMPF_ENOMEM;
+    }
+    size_t nr = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (!a->c[i].chosen && (!a->c[i].why[0] || (!strict && a->c[i].soft)))
+            rank[nr++] = i;
+    sort_ctx = a;
+    qsort(rank, nr, sizeof *rank, by_rank);
+    double budget = o->max_slowdown * a->base_s;
+    for (size_t k = 0; k < nr; k++) {
+        ompf_auto_cand_t *c = &a->c[rank[k]];
+        if (strict && c->inside < o->min_inside) {
+            reject(c, "mostly outside XUs: %.0f%% inside", 100 * c->inside);
+            c->soft = 1;
+            continue;
+        }
+        if (strict && c->covered < 0.05) {
+            reject(c, "fires in only %.1f%% of the XUs", 100 * c->covered);
+            c->soft = 1;
+            continue;
+        }
+        if (strict && c->cv < o->min_cv) {
+            reject(c, "varies too little within constructs: CV %.3f < %.2f", c->cv, o->min_cv);
+            c->soft = 1;
+            continue;
+        }
+        if (!strict && c->cv <= 0)
+            continue;
+        if (a->nchosen >= o->want) {
+            reject(c, "not needed: %u events chosen before it", o->want);
+            continue;
+        }
+        size_t twin = 0;
+        double r = 0;
+        for (size_t j = 0; j < a->nchosen && !twin; j++) {
+            r = ompf_spearman(vals[rank[k]], vals[a->order[j]], a->xus);
+            if (fabs(r) > o->max_corr)
+                twin = j + 1;
+        }
+        if (twin) {
+            snprintf(c->why, sizeof c->why, "twin of %.100s (r = %.3f within constructs)",
+                     a->c[a->order[twin - 1]].name, r);
+            continue;
+        }
+        if (a->est_s + c->cost_s > budget) {
+            reject(c, "too costly: %.3f s of probes, %.1f%% of the run with the others",
+                   c->cost_s, 100 * (a->est_s + c->cost_s) / a->base_s);
+            continue;
+        }
+        a->est_s += c->cost_s;
+        c->chosen = 1;
+        snprintf(c->why, sizeof c->why,
+                 "%sCV %.2f within constructs (%zu XUs), %.0f%% inside XUs, %.0f per run, "
+                 "~%.3f s of probes", strict ? "" : "FALLBACK (no better candidate): ",
+                 c->cv, a->xus, 100 * c->inside, c->total, c->cost_s);
+        a->order[a->nchosen++] = rank[k];
+    }
+    free(rank);
+    return 0;
+}
+
+int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t **out,
+                     ompf_error_t *err)
+{
+    ompf_auto_opts_t d;
+    if (!o) {
+        ompf_auto_opts_init(&d);
+        o = &d;
+    }
+    ompf_auto_opts_t oo = *o;
+    if (!oo.log)
+        oo.log = stderr;
+    o = &oo;
+    *out = NULL;
+    if (!o->work_dir || !argv || !argv[0])
+        return ompf_error_set(err, OMPF_EINVAL, "auto: no program or work directory");
+    if (mkdir(o->work_dir, 0777) && errno != EEXIST)
+        return ompf_error_set(err, OMPF_EIO, "cannot create %s: %s", o->work_dir,
+                              strerror(errno));
+    ompf_auto_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return OMPF_ENOMEM;
+    char **names = NULL, **where = NULL;
+    size_t nu = 0;
+    /* absolute: the names are saved and used from other directories */
+    char bin[PATH_MAX];
+    int rc = realpath(argv[0], bin) ? 0 : ompf_error_set(err, OMPF_EIO, "%s: %s", argv[0],
+                                                         strerror(errno));
+    if (rc == 0)
+        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &nu, err);
+    for (size_t i = 0; rc == 0 && i < nu; i++)
+        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE);
+    ompf_auto_free_list(names, nu);
+    ompf_auto_free_list(where, nu);
+    a->tracefs = ompf_cnt_tracefs() != NULL;
+    const char *const *list;
+    size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
+    for (size_t i = 0; rc == 0 && i < nt; i++)
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT);
+    size_t ns = ompf_auto_software_candidates(&list);
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE);
+    if (rc == 0) {
+        fprintf(o->log, "ompfuse: auto: %zu uprobe, %zu tracepoint, %zu software candidates "
+                        "for %s\n", nu, nt, ns, argv[0]);
+        rc = rate_pilot(a, argv, o, err);
+    }
+    /* after the rate pilot, which stops a user without the privileges
+     * (who cannot read tracefs either) with the sentence that matters */
+    if (rc == 0 && !a->tracefs)
+        fprintf(o->log, "ompfuse: auto: tracefs is not mounted, so no tracepoint is a "
+                        "candidate (as root: mount -t tracefs nodev /sys/kernel/tracing); "
+                        "choosing from uprobes and software events\n");
+
+    /* the XU pilot: line 1 the base (software only, twice), line 2 all */
+    ompf_plan_t *plan = NULL;
+    ompf_campaign_t *c = NULL;
+    ompf_profile_t *p = NULL;
+    double **vals = NULL;
+    const char **ev = calloc(a->n + 1, sizeof *ev);
+    size_t ne = 0;
+    for (size_t i = 0; ev && i < a->n; i++)
+        if (!a->c[i].why[0])
+            ev[ne++] = a->c[i].name;
+    const char *base[] = {BASE_EVENT};
+    if (rc == 0 && !ev)
+        rc = OMPF_ENOMEM;
+    if (rc == 0 && (rc = ompf_plan_create(&plan)) == 0) {
+        ompf_plan_set_slots(plan, 64);
+        ompf_plan_comment(plan, "ompfuse --events auto: pilot runs (line 1 the base, line 2 "
+                                "the candidates, line 3 the check of the chosen set)");
+        rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+        if (rc == 0)
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 1, ev, ne, NULL, 0);
+    }
+    if (rc == 0) {
+        fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
+        rc = run_pilot(plan, argv, o, &c, err);
+    }
+    if (rc == 0) {
+        a->base_s = best_seconds(c, 1);
+        const char *pp = profile_of(c, 2);
+        ompf_read_info_t info;
+        rc = pp ? ompf_profile_read(pp, &p, &info, err)
+                : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");
+    }
+    ompf_campaign_destroy(c);
+    c = NULL;
+    if (rc == 0) {
+        vals = calloc(a->n + 1, sizeof *vals);
+        rc = vals ? xu_stats(a, p, vals) : OMPF_ENOMEM;
+    }
+    if (rc == 0)
+        rc = choose(a, vals, o, 1);
+    if (rc == 0 && a->nchosen < 2) {
+        fprintf(o->log, "ompfuse: auto: only %zu candidate%s pass%s the thresholds; adding the "
+                        "best of the rest (FALLBACK)\n", a->nchosen,
+                a->nchosen == 1 ? "" : "s", a->nchosen == 1 ? "es" : "");
+        rc = choose(a, vals, o, 0);
+    }
+    if (rc == 0 && a->nchosen < 2)
+        rc = ompf_error_set(err, OMPF_EUNSUPP, "auto: only %zu event%s of %s vary per XU "
+                            "(EPD compares pairs; see the reasons above)", a->nchosen,
+                            a->nchosen == 1 ? "" : "s", argv[0]);
+    /* the check: the chosen set counted at once, timed against the base */
+    if (rc == 0) {
+        const char **ch = calloc(a->nchosen + 1, sizeof *ch);
+        rc = ch ? 0 : OMPF_ENOMEM;
+        size_t nch = 0;
+        int has_base = 0;
+        for (size_t k = 0; rc == 0 && k < a->nchosen; k++) {
+            ch[nch++] = a->c[a->order[k]].name;
+            has_base |= !strcmp(a->c[a->order[k]].name, BASE_EVENT);
+        }
+        if (rc == 0 && !has_base)
+            ch[nch++] = BASE_EVENT; /* the CPU time of the check runs */
+        if (rc == 0)
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ch, nch, NULL, 0);
+        free(ch);
+        if (rc == 0)
+            rc = run_pilot(plan, argv, o, &c, err);
+        if (rc == 0) {
+            a->check_s = best_seconds(c, 3);
+            a->base_cpu = best_cpu(c, 1);
+            a->check_cpu = best_cpu(c, 3);
+        }
+        ompf_campaign_destroy(c);
+    }
+    if (rc && a->xus)
+        ompf_auto_print(a, o->log); /* the reasons behind "only N vary" */
+    for (size_t i = 0; vals && i < a->n; i++)
+        free(vals[i]);
+    free(vals);
+    free(ev);
+    ompf_profile_destroy(p);
+    ompf_plan_destroy(plan);
+    if (rc) {
+        ompf_auto_destroy(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+void ompf_auto_destroy(ompf_auto_t *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->c[i].name);
+        free(a->c[i].where);
+    }
+    free(a->c);
+    free(a->order);
+    free(a);
+}
+
+size_t ompf_auto_cand_count(const ompf_auto_t *a) { return a->n; }
+const ompf_auto_cand_t *ompf_auto_cand(const ompf_auto_t *a, size_t i) { return &a->c[i]; }
+double ompf_auto_base_seconds(const ompf_auto_t *a) { return a->base_s; }
+double ompf_auto_check_seconds(const ompf_auto_t *a) { return a->check_s; }
+
+size_t ompf_auto_chosen(const ompf_auto_t *a, const char **names, size_t max)
+{
+    for (size_t k = 0; k < a->nchosen && k < max; k++)
+        names[k] = a->c[a->order[k]].name;
+    return a->nchosen;
+}
+
+static const char *kind_name(int k)
+{
+    return k == OMPF_AUTO_UPROBE ? "uprobe" : k == OMPF_AUTO_TRACEPOINT ? "tracepoint"
+                                                                        : "software";
+}
+
+/* The report, as '#'-prefixed lines when hash (the saved file). */
+static void print(const ompf_auto_t *a, FILE *f, const char *pre)
+{
+    fprintf(f, "%sauto: program %.2f s without the tool, %.2f s under the tool (software "
+               "events); a uprobe hit costs %.1f us (%s)\n", pre, a->plain_s, a->base_s,
+            1e6 * a->uprobe_cost, a->uprobe_cost_measured ? "measured now"
+                                                          : "the documented figure");
+    fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
+    for (size_t k = 0; k < a->nchosen; k++) {
+        const ompf_auto_cand_t *c = &a->c[a->order[k]];
+        fprintf(f, "%s  %-10s %s%s%s%s\n%s             %s\n", pre, kind_name(c->kind), c->name,
+                c->where[0] ? " (" : "", c->where, c->where[0] ? ")" : "", pre, c->why);
+    }
+    if (a->base_s > 0)
+        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run%s", pre, a->est_s,
+                100 * a->est_s / a->base_s, a->check_s > 0 ? "; " : "\n");
+    if (a->check_s > 0)
+        fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
+                   "(wall, best of 2)", a->check_s, a->base_s,
+                100 * (a->check_s / a->base_s - 1));
+    if (a->check_s > 0 && a->base_cpu > 0 && a->check_cpu > 0)
+        fprintf(f, ", CPU time %.2f s vs %.2f s = %+.1f%% (task-clock)", a->check_cpu,
+                a->base_cpu, 100 * (a->check_cpu / a->base_cpu - 1));
+    if (a->check_s > 0)
+        fprintf(f, "\n");
+    fprintf(f, "%srejected (%zu):\n", pre, a->n - a->nchosen);
+    for (size_t i = 0; i < a->n; i++) {
+        const ompf_auto_cand_t *c = &a->c[i];
+        if (c->chosen)
+            continue;
+        fprintf(f, "%s  %s%s%s%s: %s\n", pre, c->name, c->where[0] ? " (" : "", c->where,
+                c->where[0] ? ")" : "", c->why[0] ? c->why : "not examined");
+    }
+}
+
+void ompf_auto_print(const ompf_auto_t *a, FILE *f)
+{
+    print(a, f, "");
+}
+
+int ompf_auto_save(const ompf_auto_t *a, const char *path, ompf_error_t *err)
+{
+    ompf_outfile_t *of;
+    FILE *f;
+    int rc = ompf_outfile_open(path, &of, &f, err);
+    if (rc)
+        return rc;
+    fprintf(f, "# ompfuse --events auto: the chosen events, one a line; the rest are the "
+               "reasons\n");
+    for (size_t k = 0; k < a->nchosen; k++)
+        fprintf(f, "%s\n", a->c[a->order[k]].name);
+    print(a, f, "# ");
+    return ompf_outfile_commit(of, err);
+}
+
+int ompf_auto_load(const char *path, char ***names, size_t *n, ompf_error_t *err)
+{
+    *names = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return ompf_error_set(err, errno == ENOENT ? OMPF_ENOTFOUND : OMPF_EIO,
+                              "cannot read %s: %s", path, strerror(errno));
+    char line[8192];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char **g = realloc(*names, (*n + 2) * sizeof *g);
+        if (!g || !(g[*n] = strdup(line))) {
+            if (g)
+                *names = g;
+            rc = OMPF_ENOMEM;
+            break;
+        }
+        *names = g;
+        (*n)++;
+    }
+    if (rc == 0 && ferror(f))
+        rc = ompf_error_set(err, OMPF_EIO, "cannot read %s: %s", path, strerror(errno));
+    fclose(f);
+    if (rc == 0 && *n < 2)
+        rc = ompf_error_set(err, OMPF_EFORMAT, "%s lists fewer than two events", path);
+    if (rc) {
+        ompf_auto_free_list(*names, *n);
+        *names = NULL;
+        *n = 0;
+    }
+    return rc;
+}
