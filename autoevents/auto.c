@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "autoevents_internal.h"
 #include "ompfuse/campaign.h"
@@ -22,7 +23,7 @@
 
 #define MAX_UPROBES 96   /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
-#define ROUNDS 8         /* rate pilot rounds at most */
+#define ROUNDS 12        /* rate pilot rounds at most */
 #define ROUND_SHARE 0.3  /* what all survivors of a stopped round may cost */
 #define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
 #define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
@@ -126,8 +127,10 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             break;
         double budget = 2.0 * plain + 1.0;
         rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
-        if (rc)
+        if (rc) {
+            ompf_auto_round_free(&r);
             break;
+        }
         double hits = 0;
         for (size_t k = 0; k < na; k++)
             hits += r.count[k];
@@ -154,6 +157,8 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
         /* the program's progress in plain seconds: elapsed minus the traps */
         double progress = r.killed ? fmax(r.seconds - hits * a->uprobe_cost, 0.02 * r.seconds)
                                    : plain;
+        if (r.killed && progress > plain)
+            progress = plain; /* stopped at 2T + 1 s: it had not got through T */
         size_t dropped = 0, hottest = 0;
         for (size_t k = 0; k < na; k++) {
             ompf_auto_cand_t *c = &a->c[idx[k]];
@@ -179,7 +184,14 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             for (size_t k = 0; k < na; k++)
                 if (!a->c[idx[k]].why[0])
                     sum += r.count[k] * a->uprobe_cost / progress;
-            while (sum > ROUND_SHARE) {
+            /* and at least 80 % of the hits, so that the rounds converge
+             * even when the estimates are off (a loaded machine, where the
+             * traps leave the program little progress to measure by) */
+            double left = 0;
+            for (size_t k = 0; k < na; k++)
+                if (!a->c[idx[k]].why[0])
+                    left += r.count[k];
+            while (sum > ROUND_SHARE || left > 0.2 * hits) {
                 size_t h = na;
                 for (size_t k = 0; k < na; k++)
                     if (!a->c[idx[k]].why[0] && (h == na || r.count[k] > r.count[h]))
@@ -189,6 +201,7 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
                 reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
                        "in the rate pilot", r.count[h] / progress);
                 sum -= r.count[h] * a->uprobe_cost / progress;
+                left -= r.count[h];
                 dropped++;
             }
             if (dropped == 0 && r.count[hottest] > 0) {
@@ -217,12 +230,12 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
 }
 
 /* Runs the plan's lines in work_dir with every event counted at once. */
-static int run_pilot(const ompf_plan_t *plan, char *const *argv, const ompf_auto_opts_t *o,
-                     ompf_campaign_t **out, ompf_error_t *err)
+static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv,
+                     const ompf_auto_opts_t *o, ompf_campaign_t **out, ompf_error_t *err)
 {
     ompf_campaign_opts_t co;
     ompf_campaign_opts_init(&co);
-    co.out_dir = o->work_dir;
+    co.out_dir = dir;
     co.timeout_s = o->timeout_s;
     co.env = o->env;
     co.n_env = o->n_env;
@@ -242,8 +255,8 @@ static int run_pilot(const ompf_plan_t *plan, char *const *argv, const ompf_auto
     if (rc == 0)
         rc = ompf_campaign_execute(*out, err);
     if (rc == OMPF_CAMPAIGN_INCOMPLETE)
-        rc = ompf_error_set(err, OMPF_EINVAL, "a pilot run of %s failed (see %s/manifest.tsv)",
-                            argv[0], o->work_dir);
+        ompf_error_set(err, OMPF_EINVAL, "a pilot run of %s failed (see %s/manifest.tsv)",
+                       argv[0], dir);
     return rc;
 }
 
@@ -284,11 +297,16 @@ static double best_cpu(const ompf_campaign_t *c, size_t line)
     return isinf(best) ? 0 : best;
 }
 
+/* The XU pilot's profile: a run whose program succeeded counts as one
+ * even when some candidates failed to open (a uprobe the kernel cannot
+ * place on that instruction, ENOTSUPP, is only found in the process). */
 static const char *profile_of(const ompf_campaign_t *c, size_t line)
 {
     for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
         const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
-        if (r->line == line && r->status == OMPF_RUN_OK)
+        if (r->line == line && (r->status == OMPF_RUN_OK ||
+                                (r->status == OMPF_RUN_FAILED && r->exit_code == 0 &&
+                                 !r->signal && access(r->profile, R_OK) == 0)))
             return r->profile;
     }
     return NULL;
@@ -537,7 +555,11 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     }
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
-        rc = run_pilot(plan, argv, o, &c, err);
+        rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2) && best_seconds(c, 1) < INFINITY)
+            rc = 0; /* candidates that did not open are rejected below */
+        else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+            rc = OMPF_EINVAL;
     }
     if (rc == 0) {
         a->base_s = best_seconds(c, 1);
@@ -564,7 +586,17 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         rc = ompf_error_set(err, OMPF_EUNSUPP, "auto: only %zu event%s of %s vary per XU "
                             "(EPD compares pairs; see the reasons above)", a->nchosen,
                             a->nchosen == 1 ? "" : "s", argv[0]);
-    /* the check: the chosen set counted at once, timed against the base */
+    /* the check: the chosen set counted at once, timed against the base
+     * runs made next to it (DIR/check: line 1 the base, line 2 the set) */
+    if (rc == 0) {
+        ompf_plan_destroy(plan);
+        plan = NULL;
+        rc = ompf_plan_create(&plan);
+        if (rc == 0) {
+            ompf_plan_set_slots(plan, 64);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+        }
+    }
     if (rc == 0) {
         const char **ch = calloc(a->nchosen + 1, sizeof *ch);
         rc = ch ? 0 : OMPF_ENOMEM;
@@ -579,12 +611,17 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         if (rc == 0)
             rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ch, nch, NULL, 0);
         free(ch);
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/check", o->work_dir);
         if (rc == 0)
-            rc = run_pilot(plan, argv, o, &c, err);
+            rc = run_pilot(plan, dir, argv, o, &c, err);
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+            rc = OMPF_EINVAL;
         if (rc == 0) {
-            a->check_s = best_seconds(c, 3);
+            a->base_s = best_seconds(c, 1);
+            a->check_s = best_seconds(c, 2);
             a->base_cpu = best_cpu(c, 1);
-            a->check_cpu = best_cpu(c, 3);
+            a->check_cpu = best_cpu(c, 2);
         }
         ompf_campaign_destroy(c);
     }

@@ -3,8 +3,8 @@
 the EPD of every strategy and HEM variant (median over the campaigns, and
 the range), the random/LGL ratio (median, and in how many campaigns it is
 >= 2), and in how many campaigns the best of LGL/BC beats every HEM
-variant.  Reads OUT/c*/epd.tsv; prints the chosen events of each benchmark
-(OUT/c01/BENCH/events-auto.txt) and the load record.
+variant.  Reads OUT/BENCH/cNN/epd.tsv; prints the chosen events of each
+benchmark (OUT/BENCH/c01/BENCH/events-auto.txt) and the load record.
 
 usage: /usr/bin/python3 benchmarks/events-auto/table.py OUT
 """
@@ -31,7 +31,7 @@ def main():
     out = sys.argv[1]
     rows = {}  # bench -> list of {strategy: epd}
     cols = None
-    camps = sorted(glob.glob(os.path.join(out, "c*", "epd.tsv")))
+    camps = sorted(glob.glob(os.path.join(out, "*", "c*", "epd.tsv")))
     for path in camps:
         with open(path) as f:
             head = f.readline().rstrip("\n").split("\t")
@@ -42,7 +42,7 @@ def main():
                     {k: num(v) for k, v in zip(head[1:], cell[1:])})
     if not rows:
         sys.exit(f"table.py: no {out}/c*/epd.tsv yet")
-    print(f"{len(camps)} campaigns in {out} (EPD: median over campaigns [min-max])\n")
+    print(f"{len(camps)} campaign results in {out} (EPD: median over campaigns [min-max])\n")
     print("| benchmark | n | " + " | ".join(cols) +
           " | random/LGL | ratio >= 2 | LGL/BC beats every HEM |")
     print("|---" * (len(cols) + 5) + "|")
@@ -67,13 +67,10 @@ def main():
         print(f"| {bench} | {len(camp)} | " + " | ".join(cells) +
               f" | {ratio} | {ge2} | {wins}/{judged} |")
     print()
-    first = sorted(glob.glob(os.path.join(out, "c*")))
-    first = [d for d in first if os.path.isdir(d)]
-    if first:
-        for ev in sorted(glob.glob(os.path.join(first[0], "*", "events-auto.txt"))):
-            names = [l.strip() for l in open(ev) if l.strip() and not l.startswith("#")]
-            short = [n.rsplit("/", 1)[-1] if n.startswith("uprobe:") else n for n in names]
-            print(f"{os.path.basename(os.path.dirname(ev))}: " + ", ".join(short))
+    for ev in sorted(glob.glob(os.path.join(out, "*", "c01", "*", "events-auto.txt"))):
+        names = [l.strip() for l in open(ev) if l.strip() and not l.startswith("#")]
+        short = [n.rsplit("/", 1)[-1] if n.startswith("uprobe:") else n for n in names]
+        print(f"{os.path.basename(os.path.dirname(ev))}: " + ", ".join(short))
     load = os.path.join(out, "load.txt")
     if os.path.exists(load):
         print("\nload (/proc/loadavg) at the start and after each campaign:")

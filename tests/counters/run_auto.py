@@ -91,8 +91,8 @@ def t_choose():
         text = f.read()
     for e in ev:
         check(e in text, "the plan does not use %s" % e)
-    # the check runs: line 3 of the pilot plan, two repeats
-    runs = [os.path.join(d, "auto-pilot", "reference-3-r%d.ompf" % k) for k in (1, 2)]
+    # the check runs: line 2 of auto-pilot/check, two repeats
+    runs = [os.path.join(d, "auto-pilot", "check", "reference-2-r%d.ompf" % k) for k in (1, 2)]
     got = [xus(p, ev) for p in runs]
     if not check(all(len(g) == 48 for g in got), "task XUs per check run: %s" %
                  [len(g) for g in got]):
