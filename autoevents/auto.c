@@ -1,12 +1,11 @@
-/* `--events auto`: the pilots and the choice (see include/ompfuse/
- * autoevents.h for the steps).  The rate pilot is ratepilot.c, the
- * candidate lists candidates.c; this file runs the XU pilot under the tool
- * (as a small campaign in work_dir), computes each candidate's statistics
- * across XUs and chooses greedily. */
+/* `--events auto`: the pilots (see include/ompfuse/autoevents.h for the
+ * steps).  This file drives them: the candidates (candidates.c), the
+ * rounds of the rate pilot (each run by ratepilot.c), the XU pilot and the
+ * check under the tool (small campaigns in work_dir); choose.c chooses,
+ * report.c prints and saves. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +16,13 @@
 #include "autoevents_internal.h"
 #include "ompfuse/campaign.h"
 #include "ompfuse/counters.h"
-#include "ompfuse/evaluate.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
 
 #define MAX_UPROBES 96   /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
-#define ROUNDS 12        /* rate pilot rounds at most */
+#define ROUNDS 40        /* rate pilot rounds at most (each 2T + 1 s at most) */
 #define ROUND_SHARE 0.3  /* what all survivors of a stopped round may cost */
-#define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
-#define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
-#define BASE_EVENT "perf::TASK-CLOCK"
-
-struct ompf_auto {
-    ompf_auto_cand_t *c;
-    size_t n;
-    size_t *order; /* chosen, in order of choice */
-    size_t nchosen;
-    double base_s, check_s, plain_s, uprobe_cost, est_s;
-    double base_cpu, check_cpu; /* perf::TASK-CLOCK over the threads, s */
-    int uprobe_cost_measured, tracefs;
-    size_t xus;
-};
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o)
 {
@@ -66,19 +50,6 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
         return OMPF_ENOMEM;
     a->n++;
     return 0;
-}
-
-/* The first reason a candidate is out is the one shown. */
-static void reject(ompf_auto_cand_t *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void reject(ompf_auto_cand_t *c, const char *fmt, ...)
-{
-    if (c->why[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->why, sizeof c->why, fmt, ap);
-    va_end(ap);
 }
 
 /* Rounds of the rate pilot over the uprobe candidates: drop the ones hit
@@ -163,13 +134,13 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
         for (size_t k = 0; k < na; k++) {
             ompf_auto_cand_t *c = &a->c[idx[k]];
             if (!r.usable[k]) {
-                reject(c, "does not open here");
+                ompf__auto_reject(c, "does not open here");
                 dropped++;
                 continue;
             }
             double est = r.count[k] * a->uprobe_cost / progress;
             if (est > o->max_slowdown) {
-                reject(c, "too hot: %.3g hits per second, alone %.0f%% slowdown",
+                ompf__auto_reject(c, "too hot: %.3g hits per second, alone %.0f%% slowdown",
                        r.count[k] / progress, 100 * est);
                 dropped++;
             }
@@ -198,7 +169,7 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
                         h = k;
                 if (h == na || r.count[h] == 0)
                     break;
-                reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
+                ompf__auto_reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
                        "in the rate pilot", r.count[h] / progress);
                 sum -= r.count[h] * a->uprobe_cost / progress;
                 left -= r.count[h];
@@ -206,24 +177,28 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             }
             if (dropped == 0 && r.count[hottest] > 0) {
                 /* no estimate says so, yet it stopped: the hottest goes */
-                reject(&a->c[idx[hottest]], "too hot: %.3g hits per second in the rate pilot",
+                ompf__auto_reject(&a->c[idx[hottest]], "too hot: %.3g hits per second in the rate pilot",
                        r.count[hottest] / progress);
                 dropped++;
             }
         }
         int done = !r.killed;
+        for (size_t k = 0; done && k < na; k++)
+            if (r.usable[k] && r.count[k] == 0)
+                /* the whole run, counted exactly: never reached */
+                ompf__auto_reject(&a->c[idx[k]], "never hit in the rate pilot");
         ompf_auto_round_free(&r);
         if (done)
             break;
         if (round == ROUNDS)
             for (size_t k = 0; k < na; k++)
-                reject(&a->c[idx[k]], "the rate pilot did not finish in %d rounds", ROUNDS);
+                ompf__auto_reject(&a->c[idx[k]], "the rate pilot did not finish in %d rounds", ROUNDS);
     }
     /* keep at most MAX_PILOT for the XU pilot (its group has 64 counters) */
     size_t kept = 0;
     for (size_t i = 0; i < a->n; i++)
         if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0] && ++kept > MAX_PILOT)
-            reject(&a->c[i], "beyond the %d uprobes the XU pilot counts", MAX_PILOT);
+            ompf__auto_reject(&a->c[i], "beyond the %d uprobes the XU pilot counts", MAX_PILOT);
     free(alive);
     free(idx);
     return rc;
@@ -310,173 +285,6 @@ static const char *profile_of(const ompf_campaign_t *c, size_t line)
             return r->profile;
     }
     return NULL;
-}
-
-/* Statistics across XUs from the XU pilot's profile.  What counts is the
- * variation among XUs of the same construct: fusion pairs XUs within a
- * construct (and the random control shuffles within one), so an event that
- * only tells constructs apart (a line run once per loop) cannot show
- * whether the right XUs were paired.  So vals[i] keeps each XU's value
- * minus its construct's mean, cv is the root of the mean squared residual
- * over the mean value, and twins are judged on residuals too (|Spearman|). */
-static int xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
-{
-    size_t nx = ompf_xu_count(p), ntypes = ompf_construct_count(p) + 1;
-    a->xus = nx;
-    double *tsum = calloc(ntypes, sizeof *tsum);
-    size_t *tcount = calloc(ntypes, sizeof *tcount);
-    if (!tsum || !tcount) {
-        free(tsum);
-        free(tcount);
-        return OMPF_ENOMEM;
-    }
-    for (size_t x = 0; x < nx; x++)
-        if (ompf_xu_get(p, x)->type < ntypes)
-            tcount[ompf_xu_get(p, x)->type]++;
-        else
-            return OMPF_EFORMAT; /* the reader checks references: not reached */
-    for (size_t i = 0; i < a->n; i++) {
-        ompf_auto_cand_t *c = &a->c[i];
-        vals[i] = NULL;
-        if (c->why[0])
-            continue;
-        int e = ompf_event_find(p, c->name);
-        const ompf_event_t *ev = e >= 0 ? ompf_event_get(p, (uint32_t)e) : NULL;
-        if (!ev || ev->status != OMPF_EV_COUNTED) {
-            reject(c, "does not open here");
-            if (ev && ev->reason)
-                snprintf(c->why, sizeof c->why, "does not open: %.140s", ev->reason);
-            continue;
-        }
-        double *v = calloc(nx ? nx : 1, sizeof *v);
-        if (!v) {
-            free(tsum);
-            free(tcount);
-            return OMPF_ENOMEM;
-        }
-        double sum = 0, sq = 0, gap = 0;
-        size_t nonzero = 0;
-        for (size_t x = 0; x < nx; x++) {
-            double y = ompf_xu_values_const(p, x)[e];
-            v[x] = ompf_is_missing(y) ? 0 : y;
-            sum += v[x];
-            nonzero += v[x] != 0;
-            tsum[ompf_xu_get(p, x)->type] += v[x];
-        }
-        for (size_t x = 0; x < nx; x++) {
-            uint32_t t = ompf_xu_get(p, x)->type;
-            v[x] -= tsum[t] / (double)tcount[t];
-            sq += v[x] * v[x];
-        }
-        memset(tsum, 0, ntypes * sizeof *tsum);
-        for (size_t t = 0; t < ompf_thread_count(p); t++) {
-            double g = ompf_thread_get_const(p, (uint32_t)t)->gap[e];
-            if (!ompf_is_missing(g))
-                gap += g;
-        }
-        vals[i] = v;
-        c->total = sum + gap;
-        c->inside = c->total > 0 ? sum / c->total : 0;
-        double mean = nx ? sum / (double)nx : 0;
-        c->cv = mean > 0 ? sqrt(sq / (double)nx) / mean : 0;
-        c->cost_s = c->kind == OMPF_AUTO_UPROBE     ? c->total * a->uprobe_cost
-                    : c->kind == OMPF_AUTO_TRACEPOINT ? c->total * TRACEPOINT_COST
-                                                      : 0;
-        c->covered = nx ? (double)nonzero / (double)nx : 0;
-        if (sum == 0)
-            reject(c, "never fires inside an XU");
-    }
-    free(tsum);
-    free(tcount);
-    return 0;
-}
-
-/* Deterministic sources first (uprobes, then tracepoints, then software
- * events, which are timing noise per XU), within a kind by variation
- * times the share of XUs it fires in (the CV capped: an event seen in a
- * handful of XUs has a huge CV but says little about the others), then by
- * how much of the run they see. */
-static const ompf_auto_t *sort_ctx;
-static int by_rank(const void *pa, const void *pb)
-{
-    const ompf_auto_cand_t *x = &sort_ctx->c[*(const size_t *)pa],
-                           *y = &sort_ctx->c[*(const size_t *)pb];
-    if (x->kind != y->kind)
-        return x->kind - y->kind;
-    double sx = fmin(x->cv, 3) * x->covered, sy = fmin(y->cv, 3) * y->covered;
-    if (sx != sy)
-        return sx > sy ? -1 : 1;
-    return x->total > y->total ? -1 : x->total < y->total;
-}
-
-/* strict: the thresholds of o; else the fallback when fewer than two
- * events pass them: anything that fires inside XUs and is no twin. */
-static int choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, int strict)
-{
-    size_t *rank = calloc(a->n + 1, sizeof *rank);
-    if (!a->order)
-        a->order = calloc(a->n + 1, sizeof *a->order);
-    if (!rank || !a->order) {
-        free(rank);
-        return OMPF_ENOMEM;
-    }
-    size_t nr = 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (!a->c[i].chosen && (!a->c[i].why[0] || (!strict && a->c[i].soft)))
-            rank[nr++] = i;
-    sort_ctx = a;
-    qsort(rank, nr, sizeof *rank, by_rank);
-    double budget = o->max_slowdown * a->base_s;
-    for (size_t k = 0; k < nr; k++) {
-        ompf_auto_cand_t *c = &a->c[rank[k]];
-        if (strict && c->inside < o->min_inside) {
-            reject(c, "mostly outside XUs: %.0f%% inside", 100 * c->inside);
-            c->soft = 1;
-            continue;
-        }
-        if (strict && c->covered < 0.05) {
-            reject(c, "fires in only %.1f%% of the XUs", 100 * c->covered);
-            c->soft = 1;
-            continue;
-        }
-        if (strict && c->cv < o->min_cv) {
-            reject(c, "varies too little within constructs: CV %.3f < %.2f", c->cv, o->min_cv);
-            c->soft = 1;
-            continue;
-        }
-        if (!strict && c->cv <= 0)
-            continue;
-        if (a->nchosen >= o->want) {
-            reject(c, "not needed: %u events chosen before it", o->want);
-            continue;
-        }
-        size_t twin = 0;
-        double r = 0;
-        for (size_t j = 0; j < a->nchosen && !twin; j++) {
-            r = ompf_spearman(vals[rank[k]], vals[a->order[j]], a->xus);
-            if (fabs(r) > o->max_corr)
-                twin = j + 1;
-        }
-        if (twin) {
-            snprintf(c->why, sizeof c->why, "twin of %.100s (r = %.3f within constructs)",
-                     a->c[a->order[twin - 1]].name, r);
-            continue;
-        }
-        if (a->est_s + c->cost_s > budget) {
-            reject(c, "too costly: %.3f s of probes, %.1f%% of the run with the others",
-                   c->cost_s, 100 * (a->est_s + c->cost_s) / a->base_s);
-            continue;
-        }
-        a->est_s += c->cost_s;
-        c->chosen = 1;
-        snprintf(c->why, sizeof c->why,
-                 "%sCV %.2f within constructs (%zu XUs), %.0f%% inside XUs, %.0f per run, "
-                 "~%.3f s of probes", strict ? "" : "FALLBACK (no better candidate): ",
-                 c->cv, a->xus, 100 * c->inside, c->total, c->cost_s);
-        a->order[a->nchosen++] = rank[k];
-    }
-    free(rank);
-    return 0;
 }
 
 int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t **out,
@@ -572,15 +380,15 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     c = NULL;
     if (rc == 0) {
         vals = calloc(a->n + 1, sizeof *vals);
-        rc = vals ? xu_stats(a, p, vals) : OMPF_ENOMEM;
+        rc = vals ? ompf__auto_xu_stats(a, p, vals) : OMPF_ENOMEM;
     }
     if (rc == 0)
-        rc = choose(a, vals, o, 1);
+        rc = ompf__auto_choose(a, vals, o, 1);
     if (rc == 0 && a->nchosen < 2) {
         fprintf(o->log, "ompfuse: auto: only %zu candidate%s pass%s the thresholds; adding the "
                         "best of the rest (FALLBACK)\n", a->nchosen,
                 a->nchosen == 1 ? "" : "s", a->nchosen == 1 ? "es" : "");
-        rc = choose(a, vals, o, 0);
+        rc = ompf__auto_choose(a, vals, o, 0);
     }
     if (rc == 0 && a->nchosen < 2)
         rc = ompf_error_set(err, OMPF_EUNSUPP, "auto: only %zu event%s of %s vary per XU "
@@ -652,114 +460,4 @@ void ompf_auto_destroy(ompf_auto_t *a)
     free(a->c);
     free(a->order);
     free(a);
-}
-
-size_t ompf_auto_cand_count(const ompf_auto_t *a) { return a->n; }
-const ompf_auto_cand_t *ompf_auto_cand(const ompf_auto_t *a, size_t i) { return &a->c[i]; }
-double ompf_auto_base_seconds(const ompf_auto_t *a) { return a->base_s; }
-double ompf_auto_check_seconds(const ompf_auto_t *a) { return a->check_s; }
-
-size_t ompf_auto_chosen(const ompf_auto_t *a, const char **names, size_t max)
-{
-    for (size_t k = 0; k < a->nchosen && k < max; k++)
-        names[k] = a->c[a->order[k]].name;
-    return a->nchosen;
-}
-
-static const char *kind_name(int k)
-{
-    return k == OMPF_AUTO_UPROBE ? "uprobe" : k == OMPF_AUTO_TRACEPOINT ? "tracepoint"
-                                                                        : "software";
-}
-
-/* The report, as '#'-prefixed lines when hash (the saved file). */
-static void print(const ompf_auto_t *a, FILE *f, const char *pre)
-{
-    fprintf(f, "%sauto: program %.2f s without the tool, %.2f s under the tool (software "
-               "events); a uprobe hit costs %.1f us (%s)\n", pre, a->plain_s, a->base_s,
-            1e6 * a->uprobe_cost, a->uprobe_cost_measured ? "measured now"
-                                                          : "the documented figure");
-    fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
-    for (size_t k = 0; k < a->nchosen; k++) {
-        const ompf_auto_cand_t *c = &a->c[a->order[k]];
-        fprintf(f, "%s  %-10s %s%s%s%s\n%s             %s\n", pre, kind_name(c->kind), c->name,
-                c->where[0] ? " (" : "", c->where, c->where[0] ? ")" : "", pre, c->why);
-    }
-    if (a->base_s > 0)
-        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run%s", pre, a->est_s,
-                100 * a->est_s / a->base_s, a->check_s > 0 ? "; " : "\n");
-    if (a->check_s > 0)
-        fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
-                   "(wall, best of 2)", a->check_s, a->base_s,
-                100 * (a->check_s / a->base_s - 1));
-    if (a->check_s > 0 && a->base_cpu > 0 && a->check_cpu > 0)
-        fprintf(f, ", CPU time %.2f s vs %.2f s = %+.1f%% (task-clock)", a->check_cpu,
-                a->base_cpu, 100 * (a->check_cpu / a->base_cpu - 1));
-    if (a->check_s > 0)
-        fprintf(f, "\n");
-    fprintf(f, "%srejected (%zu):\n", pre, a->n - a->nchosen);
-    for (size_t i = 0; i < a->n; i++) {
-        const ompf_auto_cand_t *c = &a->c[i];
-        if (c->chosen)
-            continue;
-        fprintf(f, "%s  %s%s%s%s: %s\n", pre, c->name, c->where[0] ? " (" : "", c->where,
-                c->where[0] ? ")" : "", c->why[0] ? c->why : "not examined");
-    }
-}
-
-void ompf_auto_print(const ompf_auto_t *a, FILE *f)
-{
-    print(a, f, "");
-}
-
-int ompf_auto_save(const ompf_auto_t *a, const char *path, ompf_error_t *err)
-{
-    ompf_outfile_t *of;
-    FILE *f;
-    int rc = ompf_outfile_open(path, &of, &f, err);
-    if (rc)
-        return rc;
-    fprintf(f, "# ompfuse --events auto: the chosen events, one a line; the rest are the "
-               "reasons\n");
-    for (size_t k = 0; k < a->nchosen; k++)
-        fprintf(f, "%s\n", a->c[a->order[k]].name);
-    print(a, f, "# ");
-    return ompf_outfile_commit(of, err);
-}
-
-int ompf_auto_load(const char *path, char ***names, size_t *n, ompf_error_t *err)
-{
-    *names = NULL;
-    *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return ompf_error_set(err, errno == ENOENT ? OMPF_ENOTFOUND : OMPF_EIO,
-                              "cannot read %s: %s", path, strerror(errno));
-    char line[8192];
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0] || line[0] == '#')
-            continue;
-        char **g = realloc(*names, (*n + 2) * sizeof *g);
-        if (!g || !(g[*n] = strdup(line))) {
-            if (g)
-                *names = g;
-            rc = OMPF_ENOMEM;
-            break;
-        }
-        *names = g;
-        (*n)++;
-    }
-    if (rc == 0 && ferror(f))
-        rc = ompf_error_set(err, OMPF_EIO, "cannot read %s: %s", path, strerror(errno));
-    fclose(f);
-    if (rc == 0 && *n < 2)
-        rc = ompf_error_set(err, OMPF_EFORMAT, "%s lists fewer than two events", path);
-    if (rc) {
-        ompf_auto_free_list(*names, *n);
-        *names = NULL;
-        *n = 0;
-    }
-    return rc;
 }

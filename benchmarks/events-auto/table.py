@@ -36,14 +36,17 @@ def main():
         with open(path) as f:
             head = f.readline().rstrip("\n").split("\t")
             cols = cols or head[1:]
+            # keyed by the stream (OUT/STREAM/cNN): two streams of one
+            # benchmark with different choices stay apart
+            stream = os.path.basename(os.path.dirname(os.path.dirname(path)))
             for line in f:
                 cell = line.rstrip("\n").split("\t")
-                rows.setdefault(cell[0], []).append(
+                rows.setdefault(stream, []).append(
                     {k: num(v) for k, v in zip(head[1:], cell[1:])})
     if not rows:
         sys.exit(f"table.py: no {out}/c*/epd.tsv yet")
     print(f"{len(camps)} campaign results in {out} (EPD: median over campaigns [min-max])\n")
-    print("| benchmark | n | " + " | ".join(cols) +
+    print("| stream | n | " + " | ".join(cols) +
           " | random/LGL | ratio >= 2 | LGL/BC beats every HEM |")
     print("|---" * (len(cols) + 5) + "|")
     for bench, camp in rows.items():
@@ -70,7 +73,8 @@ def main():
     for ev in sorted(glob.glob(os.path.join(out, "*", "c01", "*", "events-auto.txt"))):
         names = [l.strip() for l in open(ev) if l.strip() and not l.startswith("#")]
         short = [n.rsplit("/", 1)[-1] if n.startswith("uprobe:") else n for n in names]
-        print(f"{os.path.basename(os.path.dirname(ev))}: " + ", ".join(short))
+        stream = ev.split(os.sep)[-4]
+        print(f"{stream}: " + ", ".join(short))
     load = os.path.join(out, "load.txt")
     if os.path.exists(load):
         print("\nload (/proc/loadavg) at the start and after each campaign:")
