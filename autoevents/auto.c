@@ -216,7 +216,7 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.n_env = o->n_env;
     co.check_plain = 0;
     co.tool_path = o->tool_path;
-    co.progress = -2;
+    co.progress = -1; /* the runs as they end: the pilots take a minute or more */
     co.log = o->log;
     /* the pilots count everything at once: no emulated limit */
     char *saved = getenv("OMPFUSE_PMU_SLOTS") ? strdup(getenv("OMPFUSE_PMU_SLOTS")) : NULL;

@@ -1,7 +1,7 @@
 /* The program `--events auto` is tested on (tests/counters/run_auto.py):
  * TASKS tasks of one construct whose outer loops run a task-dependent,
- * known number of times (task t: (t % 5 + 1) * 8 rounds of the first
- * loop, ((3 * t) % 7 + 1) * 4 of the second), so uprobes on those loops'
+ * known number of times (task t: (t % 5 + 1) * 2 rounds of the first
+ * loop, (3 * t) % 7 + 1 of the second), so uprobes on those loops'
  * lines count few hits that vary per XU and are not twins; each round does
  * a fixed amount of arithmetic (the inner loop: too hot to probe). */
 #include <stdio.h>
@@ -24,8 +24,8 @@ __attribute__((noinline)) static double round_b(long n, double x) { return inner
 
 int main(int argc, char **argv)
 {
-    int tasks = argc > 1 ? atoi(argv[1]) : 48;
-    long work = argc > 2 ? atol(argv[2]) : 20000;
+    int tasks = argc > 1 ? atoi(argv[1]) : 24;
+    long work = argc > 2 ? atol(argv[2]) : 1000000;
     double total = 0;
 #pragma omp parallel
 #pragma omp single
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 #pragma omp task firstprivate(t) shared(total)
         {
             double x = t;
-            int a = (t % 5 + 1) * 8, b = ((3 * t) % 7 + 1) * 4;
+            int a = (t % 5 + 1) * 2, b = (3 * t) % 7 + 1;
             for (int r = 0; r < a; r++)
                 x = round_a(work, x);
             for (int r = 0; r < b; r++)
