@@ -167,7 +167,7 @@ int ompf__auto_choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, 
                 twin = j + 1;
         }
         if (twin) {
-            snprintf(c->why, sizeof c->why, "twin of %.100s (r = %.3f within constructs)",
+            snprintf(c->why, sizeof c->why, "twin of %.100s (Spearman %.3f within constructs)",
                      a->c[a->order[twin - 1]].name, r);
             continue;
         }
