@@ -72,6 +72,10 @@ static void usage(FILE *f)
         "\n"
         "  --out DIR          output directory (default ompfuse-campaign)\n"
         "  --events LIST      events (default %s)\n"
+        "  --events auto[:N]  choose N (default 4) events per benchmark that vary per\n"
+        "                     XU and are not twins, from pilot runs: uprobes on its\n"
+        "                     source lines, tracepoints, software events (root;\n"
+        "                     docs/events.md); saved in DIR/BENCH/events-auto.txt\n"
         "  --slots N          counter limit to plan for and emulate (default 2)\n"
         "  --benchmarks LIST  of cg-static, cg-dyn10, mg, knapsack (default all)\n"
         "  --repeats R        repeats of each reference set (default 3, >= 2)\n"
@@ -138,6 +142,7 @@ typedef struct settings {
     char **events;
     size_t nevents;
     unsigned slots, repeats, threads, jobs;
+    unsigned auto_want; /* --events auto[:N]: chosen per benchmark */
     double timeout;
 } settings_t;
 
@@ -253,10 +258,14 @@ static int interleave_phase2(ompf_plan_t *full, const ompf_plan_t *phase1,
 }
 
 /* One benchmark: plan, run, combine, clean, evaluate. */
-static void do_bench(const char *name, char *const *argv, const char *schedule,
-                     const settings_t *s, result_t *res)
+static void do_bench_events(const char *name, char *const *argv, const char *schedule,
+                     const settings_t *given, result_t *res, char ***chosen_out,
+                     size_t *nchosen)
 {
     double t0 = ompf_cmpc_now();
+    settings_t local = *given; /* with --events auto: this benchmark's events */
+    const settings_t *s = &local;
+    char **chosen = NULL;
     snprintf(res->name, sizeof res->name, "%s", name);
     for (int t = 0; t < N_T; t++) {
         res->epd[t] = NAN;
@@ -280,6 +289,26 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     if (schedule) {
         snprintf(env_sched, sizeof env_sched, "OMP_SCHEDULE=%s", schedule);
         env[nenv++] = env_sched;
+    }
+    if (s->auto_want) {
+        /* the events of this program, chosen once (or read back on resume) */
+        if (mkdir(res->dir, 0777) != 0 && errno != EEXIST) {
+            snprintf(res->note, sizeof res->note, "cannot create %.400s: %s", res->dir,
+                     strerror(errno));
+            fprintf(stderr, "%s: %s\n", PROG, res->note);
+            res->error = 1;
+            return;
+        }
+        if (ompf_cli_auto_events(PROG, argv, res->dir, s->auto_want, s->slots, env, nenv, &chosen,
+                                 &local.nevents)) {
+            snprintf(res->note, sizeof res->note, "--events auto could not choose events "
+                                                  "(see above)");
+            res->error = 1;
+            return;
+        }
+        local.events = chosen;
+        *chosen_out = chosen; /* freed by do_bench */
+        *nchosen = local.nevents;
     }
 
     /* phase 1: fusion runs for LGL/CTC, references, HEM */
@@ -413,6 +442,17 @@ static void do_bench(const char *name, char *const *argv, const char *schedule,
     res->seconds = ompf_cmpc_now() - t0;
 }
 
+static void do_bench(const char *name, char *const *argv, const char *schedule,
+                     const settings_t *s, result_t *res)
+{
+    char **chosen = NULL;
+    size_t n = 0;
+    do_bench_events(name, argv, schedule, s, res, &chosen, &n);
+    for (size_t i = 0; i < n; i++)
+        free(chosen[i]);
+    free(chosen);
+}
+
 int ompf_cmd_campaign(int argc, char **argv)
 {
     static const struct option lo[] = {
@@ -496,7 +536,13 @@ int ompf_cmd_campaign(int argc, char **argv)
         return 2;
     }
 
-    char *evcopy = strdup(events);
+    int want = ompf_cli_auto_want(events);
+    if (want < 0) {
+        fprintf(stderr, PROG ": --events %s: give auto or auto:N with N from 2 to 16\n", events);
+        return 2;
+    }
+    s.auto_want = (unsigned)want;
+    char *evcopy = strdup(want ? "auto,auto" : events); /* auto: per benchmark */
     char *evs[64];
     s.nevents = split_list(evcopy, evs, 64);
     s.events = evs;
@@ -507,7 +553,7 @@ int ompf_cmd_campaign(int argc, char **argv)
         free(evcopy);
         return 2;
     }
-    if (ompf_plan_check_names((const char *const *)evs, s.nevents, &err)) {
+    if (!want && ompf_plan_check_names((const char *const *)evs, s.nevents, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         free(evcopy);
         return 2;
@@ -560,9 +606,13 @@ int ompf_cmd_campaign(int argc, char **argv)
         free(evcopy);
         return 2;
     }
-    fprintf(stderr, PROG ": %zu events, %u slots (OMPFUSE_PMU_SLOTS), %u reference repeats, "
+    if (want)
+        fprintf(stderr, PROG ": events chosen per benchmark (--events %s), ", events);
+    else
+        fprintf(stderr, PROG ": %zu events, ", s.nevents);
+    fprintf(stderr, "%u slots (OMPFUSE_PMU_SLOTS), %u reference repeats, "
                     "OMP_NUM_THREADS=%u, output in %s\n",
-            s.nevents, s.slots, s.repeats, s.threads, s.out);
+            s.slots, s.repeats, s.threads, s.out);
     double t0 = ompf_cmpc_now();
     size_t nres = custom ? 1 : nsel;
     result_t *res = calloc(nres, sizeof *res);

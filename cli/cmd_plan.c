@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "commands.h"
 #include "opts.h"
+#include "ompfuse/campaign.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
 
@@ -14,6 +18,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: ompfuse plan --events LIST|all [options] [-o PLAN]\n"
+        "       ompfuse plan --events auto[:N] [options] [-o PLAN] -- PROGRAM ARGS\n"
         "\n"
         "Splits events into the runs of a campaign: disjoint sets for LGL/CTC,\n"
         "an overlapping chain for BC, reference sets covering every pair of\n"
@@ -23,6 +28,13 @@ static void usage(FILE *f)
         "\n"
         "  --events LIST        comma-separated libpfm4 names, or \"all\" (every\n"
         "                       event that opens here)\n"
+        "  --events auto[:N]    choose N (default 4) events of PROGRAM that vary per\n"
+        "                       XU and are not twins, from pilot runs (uprobes on\n"
+        "                       its source lines, tracepoints, software events; root;\n"
+        "                       docs/events.md)\n"
+        "  --auto-dir DIR       where the pilots run and the choice is saved\n"
+        "                       (DIR/events-auto.txt, reused when present; default\n"
+        "                       ompfuse-auto)\n"
         "  --slots N            counter limit (default: $OMPFUSE_PMU_SLOTS, else\n"
         "                       the PMU's general counters; required without a\n"
         "                       hardware PMU)\n"
@@ -120,9 +132,10 @@ int ompf_cmd_plan(int argc, char **argv)
         {"pilot", required_argument, 0, 'p'},
         {"assume-compatible", no_argument, 0, 'A'},
         {"output", required_argument, 0, 'o'},
+        {"auto-dir", required_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    const char *events = NULL, *output = "-", *forwhat = "both";
+    const char *events = NULL, *output = "-", *forwhat = "both", *auto_dir = "ompfuse-auto";
     const char *pilots[64];
     size_t npilot = 0;
     long slots = -1;
@@ -182,15 +195,32 @@ int ompf_cmd_plan(int argc, char **argv)
             pilots[npilot++] = optarg;
             break;
         case 'A': assume = 1; break;
+        case 'D': auto_dir = optarg; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;
         default: /* bad option, reported */
             return 2;
         }
     }
-    if (optind < argc) {
+    int want = events ? ompf_cli_auto_want(events) : 0;
+    char **prog = optind < argc ? argv + optind : NULL;
+    if (prog && !strcmp(prog[0], "--"))
+        prog++;
+    if (prog && !prog[0])
+        prog = NULL;
+    if (want < 0) {
+        fprintf(stderr, "ompfuse plan: --events %s: give auto or auto:N with N from 2 to 16\n",
+                events);
+        return 2;
+    }
+    if (optind < argc && !want) {
         fprintf(stderr, "ompfuse plan: unexpected argument '%s'; see 'ompfuse plan --help'\n",
                 argv[optind]);
+        return 2;
+    }
+    if (want && !prog) {
+        fprintf(stderr, "ompfuse plan: --events auto chooses from runs of the program: give "
+                        "it after the options, as -- PROGRAM ARGS\n");
         return 2;
     }
     if (!events) {
@@ -259,7 +289,24 @@ int ompf_cmd_plan(int argc, char **argv)
     ompf_error_t err;
     memset(&err, 0, sizeof err);
     int rc = 0;
-    if (!strcmp(events, "all")) {
+    char **chosen = NULL;
+    char found[4096];
+    if (want) {
+        if (ompf_find_program(prog[0], found, sizeof found)) {
+            fprintf(stderr, "ompfuse plan: program '%s' not found or not executable\n", prog[0]);
+            return 2;
+        }
+        prog[0] = found;
+        if (mkdir(auto_dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "ompfuse plan: cannot create %s: %s\n", auto_dir, strerror(errno));
+            return 2;
+        }
+        if (ompf_cli_auto_events("ompfuse plan", prog, auto_dir, (unsigned)want, o.slots,
+                                 NULL, 0, &chosen, &n))
+            return 2;
+        for (size_t i = 0; i < n && i < 256; i++)
+            items[i] = chosen[i];
+    } else if (!strcmp(events, "all")) {
         if (assume) {
             fprintf(stderr, "ompfuse plan: --events all lists this machine's events; "
                             "with --assume-compatible name the events\n");
@@ -389,5 +436,8 @@ int ompf_cmd_plan(int argc, char **argv)
             free(list[i]);
         free(list);
     }
+    for (size_t i = 0; chosen && i < n; i++)
+        free(chosen[i]);
+    free(chosen);
     return rc == 0 ? 0 : 2;
 }

@@ -6,6 +6,8 @@
 #ifndef OMPF_CLI_COMMANDS_H
 #define OMPF_CLI_COMMANDS_H
 
+#include <stddef.h>
+
 /* The end of every command's --help that can only succeed or fail. */
 #define OMPF_CLI_EXIT_HELP                                                        \
     "\nExit status: 0 success; 2 usage error, bad or unreadable input, or an\n" \
@@ -15,6 +17,13 @@ int ompf_cmd_events(int argc, char **argv);   /* cmd_events.c */
 /* events_sources.c: tracepoints, uprobes, sysfs PMUs (names on request) */
 int ompf_events_sources(int tracepoints, int pmus, int probe);
 int ompf_cmd_plan(int argc, char **argv);     /* cmd_plan.c */
+/* events_auto.c: the N of "auto" / "auto:N" (0: not auto, -1: bad N), and
+ * the events chosen for argv (or saved before) in DIR/events-auto.txt,
+ * ordered for plans of `slots` events a run; 0, or -1 after printing why. */
+int ompf_cli_auto_want(const char *events);
+int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, unsigned want,
+                         unsigned slots, const char *const *env, size_t nenv, char ***events,
+                         size_t *n);
 int ompf_cmd_run(int argc, char **argv);      /* cmd_run.c */
 int ompf_cmd_combine(int argc, char **argv);  /* cmd_combine.c */
 int ompf_cmd_clean(int argc, char **argv);    /* cmd_clean.c */

@@ -386,21 +386,23 @@ def t_plan_run():
             check(tot == [EXPECTED] * len(exact), "%s totals %s" % (f, tot))
 
 
-def main():
-    global A
+def harness(tests, keys, needs):
+    """Parses TEST --KEY VALUE... into tests["A"], runs tests["t_TEST"] as
+    root and reports the failures (shared with run_auto.py)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("test")
-    for k in ("tool", "dump", "prog", "ompfuse", "perf", "workdir"):
+    for k in keys:
         ap.add_argument("--" + k, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.workdir, exist_ok=True)
+    tests["A"] = a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
     if os.geteuid() != 0:
-        print("sources tests need root (tracefs, uprobes, mount namespaces)")
+        print("these tests need root (%s)" % needs)
         return 1
-    globals()["t_" + A.test]()
+    tests["t_" + a.test]()
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness(globals(), ("tool", "dump", "prog", "ompfuse", "perf", "workdir"),
+                     "tracefs, uprobes, mount namespaces"))

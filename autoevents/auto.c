@@ -1,0 +1,463 @@
+/* `--events auto`: the pilots (see include/ompfuse/autoevents.h for the
+ * steps).  This file drives them: the candidates (candidates.c), the
+ * rounds of the rate pilot (each run by ratepilot.c), the XU pilot and the
+ * check under the tool (small campaigns in work_dir); choose.c chooses,
+ * report.c prints and saves. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "autoevents_internal.h"
+#include "ompfuse/campaign.h"
+#include "ompfuse/counters.h"
+#include "ompfuse/file.h"
+#include "ompfuse/plan.h"
+
+#define MAX_UPROBES 96   /* candidates from the line table */
+#define MAX_PILOT 40     /* uprobes that reach the XU pilot */
+#define ROUNDS 40        /* rate pilot rounds at most (each 2T + 1 s at most) */
+#define ROUND_SHARE 0.3  /* what all survivors of a stopped round may cost */
+
+void ompf_auto_opts_init(ompf_auto_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->want = 4;
+    o->max_slowdown = 0.10;
+    o->min_cv = 0.10;
+    o->max_corr = 0.90;
+    o->min_inside = 0.2;
+    o->timeout_s = 600;
+}
+
+static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind)
+{
+    ompf_auto_cand_t *g = realloc(a->c, (a->n + 1) * sizeof *g);
+    if (!g)
+        return OMPF_ENOMEM;
+    a->c = g;
+    ompf_auto_cand_t *c = &a->c[a->n];
+    memset(c, 0, sizeof *c);
+    c->name = strdup(name);
+    c->where = strdup(where ? where : "");
+    c->kind = kind;
+    if (!c->name || !c->where)
+        return OMPF_ENOMEM;
+    a->n++;
+    return 0;
+}
+
+/* Rounds of the rate pilot over the uprobe candidates: drop the ones hit
+ * so often that each alone would cost more than the budget, until one
+ * round runs to the end. */
+static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t *o,
+                      ompf_error_t *err)
+{
+    ompf_auto_round_t r;
+    /* the program alone, twice: the time the budget is relative to */
+    double plain = INFINITY;
+    for (int k = 0; k < 2; k++) {
+        int rc = ompf_auto_rate_round(argv, o->env, o->n_env, NULL, 0, o->timeout_s, &r, err);
+        int failed = r.failed || r.killed;
+        double sec = r.seconds;
+        ompf_auto_round_free(&r);
+        if (rc)
+            return rc;
+        if (failed)
+            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool (or timed out "
+                                  "after %.0f s): nothing to choose events from", argv[0],
+                                  o->timeout_s);
+        plain = fmin(plain, sec);
+    }
+    a->plain_s = plain;
+    /* what a hit costs now (a loaded machine traps slower: 15 us idle, 90
+     * at load 12 here); never below the documented figure */
+    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000));
+    a->uprobe_cost_measured = a->uprobe_cost > UPROBE_COST;
+    char **alive = calloc(a->n + 1, sizeof *alive);
+    size_t *idx = calloc(a->n + 1, sizeof *idx);
+    if (!alive || !idx) {
+        free(alive);
+        free(idx);
+        return OMPF_ENOMEM;
+    }
+    int rc = 0;
+    for (int round = 1; round <= ROUNDS; round++) {
+        size_t na = 0;
+        for (size_t i = 0; i < a->n; i++)
+            if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0]) {
+                idx[na] = i;
+                alive[na++] = a->c[i].name;
+            }
+        if (na == 0)
+            break;
+        double budget = 2.0 * plain + 1.0;
+        rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
+        if (rc) {
+            ompf_auto_round_free(&r);
+            break;
+        }
+        double hits = 0;
+        for (size_t k = 0; k < na; k++)
+            hits += r.count[k];
+        fprintf(o->log, "ompfuse: auto: rate pilot round %d: %zu uprobes, %.0f hits in %.2f s%s\n",
+                round, na, hits, r.seconds, r.killed ? " (stopped at the budget)" : "");
+        if (!r.killed && r.failed) {
+            rc = ompf_error_set(err, OMPF_EINVAL, "%s fails with uprobes in it (rate pilot: "
+                                "%s %d)", argv[0], WIFSIGNALED(r.status) ? "signal" : "exit",
+                                WIFSIGNALED(r.status) ? WTERMSIG(r.status)
+                                                      : WEXITSTATUS(r.status));
+            ompf_auto_round_free(&r);
+            break;
+        }
+        if (!r.killed && hits * UPROBE_COST > 0.5 * plain && r.seconds > plain) {
+            /* the probes took most of the round: the rest of the time is
+             * theirs.  On a loaded machine this is noisy, so it only ever
+             * raises the documented figure (fewer probes, never more). */
+            double c = (r.seconds - plain) / hits;
+            if (c > a->uprobe_cost && c < 1e-3) {
+                a->uprobe_cost = c;
+                a->uprobe_cost_measured = 1;
+            }
+        }
+        /* the program's progress in plain seconds: elapsed minus the traps */
+        double progress = r.killed ? fmax(r.seconds - hits * a->uprobe_cost, 0.02 * r.seconds)
+                                   : plain;
+        if (r.killed && progress > plain)
+            progress = plain; /* stopped at 2T + 1 s: it had not got through T */
+        size_t dropped = 0, hottest = 0;
+        for (size_t k = 0; k < na; k++) {
+            ompf_auto_cand_t *c = &a->c[idx[k]];
+            if (!r.usable[k]) {
+                ompf__auto_reject(c, "does not open here");
+                dropped++;
+                continue;
+            }
+            double est = r.count[k] * a->uprobe_cost / progress;
+            if (est > o->max_slowdown) {
+                ompf__auto_reject(c, "too hot: %.3g hits per second, alone %.0f%% slowdown",
+                       r.count[k] / progress, 100 * est);
+                dropped++;
+            }
+            if (r.count[k] > r.count[hottest])
+                hottest = k;
+        }
+        if (r.killed) {
+            /* Stopped: many lukewarm probes can add up without one standing
+             * out.  Drop the hottest until the rest would together cost at
+             * most ROUND_SHARE of the run (the XU pilot counts them all). */
+            double sum = 0;
+            for (size_t k = 0; k < na; k++)
+                if (!a->c[idx[k]].why[0])
+                    sum += r.count[k] * a->uprobe_cost / progress;
+            /* and at least 80 % of the hits, so that the rounds converge
+             * even when the estimates are off (a loaded machine, where the
+             * traps leave the program little progress to measure by) */
+            double left = 0;
+            for (size_t k = 0; k < na; k++)
+                if (!a->c[idx[k]].why[0])
+                    left += r.count[k];
+            while (sum > ROUND_SHARE || left > 0.2 * hits) {
+                size_t h = na;
+                for (size_t k = 0; k < na; k++)
+                    if (!a->c[idx[k]].why[0] && (h == na || r.count[k] > r.count[h]))
+                        h = k;
+                if (h == na || r.count[h] == 0)
+                    break;
+                ompf__auto_reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
+                       "in the rate pilot", r.count[h] / progress);
+                sum -= r.count[h] * a->uprobe_cost / progress;
+                left -= r.count[h];
+                dropped++;
+            }
+            if (dropped == 0 && r.count[hottest] > 0) {
+                /* no estimate says so, yet it stopped: the hottest goes */
+                ompf__auto_reject(&a->c[idx[hottest]], "too hot: %.3g hits per second in the rate pilot",
+                       r.count[hottest] / progress);
+                dropped++;
+            }
+        }
+        int done = !r.killed;
+        for (size_t k = 0; done && k < na; k++)
+            if (r.usable[k] && r.count[k] == 0)
+                /* the whole run, counted exactly: never reached */
+                ompf__auto_reject(&a->c[idx[k]], "never hit in the rate pilot");
+        ompf_auto_round_free(&r);
+        if (done)
+            break;
+        if (round == ROUNDS)
+            for (size_t k = 0; k < na; k++)
+                ompf__auto_reject(&a->c[idx[k]], "the rate pilot did not finish in %d rounds", ROUNDS);
+    }
+    /* keep at most MAX_PILOT for the XU pilot (its group has 64 counters) */
+    size_t kept = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0] && ++kept > MAX_PILOT)
+            ompf__auto_reject(&a->c[i], "beyond the %d uprobes the XU pilot counts", MAX_PILOT);
+    free(alive);
+    free(idx);
+    return rc;
+}
+
+/* Runs the plan's lines in work_dir with every event counted at once. */
+static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv,
+                     const ompf_auto_opts_t *o, ompf_campaign_t **out, ompf_error_t *err)
+{
+    ompf_campaign_opts_t co;
+    ompf_campaign_opts_init(&co);
+    co.out_dir = dir;
+    co.timeout_s = o->timeout_s;
+    co.env = o->env;
+    co.n_env = o->n_env;
+    co.check_plain = 0;
+    co.tool_path = o->tool_path;
+    co.progress = -1; /* the runs as they end: the pilots take a minute or more */
+    co.log = o->log;
+    /* the pilots count everything at once: no emulated limit */
+    char *saved = getenv("OMPFUSE_PMU_SLOTS") ? strdup(getenv("OMPFUSE_PMU_SLOTS")) : NULL;
+    setenv("OMPFUSE_PMU_SLOTS", "64", 1);
+    int rc = ompf_campaign_create(plan, argv, &co, out, err);
+    if (saved) {
+        setenv("OMPFUSE_PMU_SLOTS", saved, 1);
+        free(saved);
+    } else
+        unsetenv("OMPFUSE_PMU_SLOTS");
+    if (rc == 0)
+        rc = ompf_campaign_execute(*out, err);
+    if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+        ompf_error_set(err, OMPF_EINVAL, "a pilot run of %s failed (see %s/manifest.tsv)",
+                       argv[0], dir);
+    return rc;
+}
+
+static double best_seconds(const ompf_campaign_t *c, size_t line)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        if (r->line == line && r->status == OMPF_RUN_OK && r->seconds > 0)
+            best = fmin(best, r->seconds);
+    }
+    return best;
+}
+
+/* The least CPU time (perf::TASK-CLOCK summed over the threads) of the
+ * runs of a line: less disturbed by other load than wall time, which on a
+ * shared machine swings by more than the probes cost. */
+static double best_cpu(const ompf_campaign_t *c, size_t line)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        ompf_profile_t *p;
+        ompf_read_info_t info;
+        if (r->line != line || r->status != OMPF_RUN_OK ||
+            ompf_profile_read(r->profile, &p, &info, NULL))
+            continue;
+        int e = ompf_event_find(p, BASE_EVENT);
+        double sum = 0;
+        for (size_t t = 0; e >= 0 && t < ompf_thread_count(p); t++) {
+            double v = ompf_thread_get_const(p, (uint32_t)t)->total[e];
+            sum += ompf_is_missing(v) ? 0 : v;
+        }
+        if (e >= 0 && sum > 0)
+            best = fmin(best, sum * 1e-9);
+        ompf_profile_destroy(p);
+    }
+    return isinf(best) ? 0 : best;
+}
+
+/* The XU pilot's profile: a run whose program succeeded counts as one
+ * even when some candidates failed to open (a uprobe the kernel cannot
+ * place on that instruction, ENOTSUPP, is only found in the process). */
+static const char *profile_of(const ompf_campaign_t *c, size_t line)
+{
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        if (r->line == line && (r->status == OMPF_RUN_OK ||
+                                (r->status == OMPF_RUN_FAILED && r->exit_code == 0 &&
+                                 !r->signal && access(r->profile, R_OK) == 0)))
+            return r->profile;
+    }
+    return NULL;
+}
+
+int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t **out,
+                     ompf_error_t *err)
+{
+    ompf_auto_opts_t d;
+    if (!o) {
+        ompf_auto_opts_init(&d);
+        o = &d;
+    }
+    ompf_auto_opts_t oo = *o;
+    if (!oo.log)
+        oo.log = stderr;
+    o = &oo;
+    *out = NULL;
+    if (!o->work_dir || !argv || !argv[0])
+        return ompf_error_set(err, OMPF_EINVAL, "auto: no program or work directory");
+    if (mkdir(o->work_dir, 0777) && errno != EEXIST)
+        return ompf_error_set(err, OMPF_EIO, "cannot create %s: %s", o->work_dir,
+                              strerror(errno));
+    ompf_auto_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return OMPF_ENOMEM;
+    char **names = NULL, **where = NULL;
+    size_t nu = 0;
+    /* absolute: the names are saved and used from other directories */
+    char bin[PATH_MAX];
+    int rc = realpath(argv[0], bin) ? 0 : ompf_error_set(err, OMPF_EIO, "%s: %s", argv[0],
+                                                         strerror(errno));
+    if (rc == 0)
+        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &nu, err);
+    for (size_t i = 0; rc == 0 && i < nu; i++)
+        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE);
+    ompf_auto_free_list(names, nu);
+    ompf_auto_free_list(where, nu);
+    a->tracefs = ompf_cnt_tracefs() != NULL;
+    const char *const *list;
+    size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
+    for (size_t i = 0; rc == 0 && i < nt; i++)
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT);
+    size_t ns = ompf_auto_software_candidates(&list);
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE);
+    if (rc == 0) {
+        fprintf(o->log, "ompfuse: auto: %zu uprobe, %zu tracepoint, %zu software candidates "
+                        "for %s\n", nu, nt, ns, argv[0]);
+        rc = rate_pilot(a, argv, o, err);
+    }
+    /* after the rate pilot, which stops a user without the privileges
+     * (who cannot read tracefs either) with the sentence that matters */
+    if (rc == 0 && !a->tracefs)
+        fprintf(o->log, "ompfuse: auto: tracefs is not mounted, so no tracepoint is a "
+                        "candidate (as root: mount -t tracefs nodev /sys/kernel/tracing); "
+                        "choosing from uprobes and software events\n");
+
+    /* the XU pilot: line 1 the base (software only, twice), line 2 all */
+    ompf_plan_t *plan = NULL;
+    ompf_campaign_t *c = NULL;
+    ompf_profile_t *p = NULL;
+    double **vals = NULL;
+    const char **ev = calloc(a->n + 1, sizeof *ev);
+    size_t ne = 0;
+    for (size_t i = 0; ev && i < a->n; i++)
+        if (!a->c[i].why[0])
+            ev[ne++] = a->c[i].name;
+    const char *base[] = {BASE_EVENT};
+    if (rc == 0 && !ev)
+        rc = OMPF_ENOMEM;
+    if (rc == 0 && (rc = ompf_plan_create(&plan)) == 0) {
+        ompf_plan_set_slots(plan, 64);
+        ompf_plan_comment(plan, "ompfuse --events auto: pilot runs (line 1 the base, line 2 "
+                                "the candidates, line 3 the check of the chosen set)");
+        rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+        if (rc == 0)
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 1, ev, ne, NULL, 0);
+    }
+    if (rc == 0) {
+        fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
+        rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2) && best_seconds(c, 1) < INFINITY)
+            rc = 0; /* candidates that did not open are rejected below */
+        else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+            rc = OMPF_EINVAL;
+    }
+    if (rc == 0) {
+        a->base_s = best_seconds(c, 1);
+        const char *pp = profile_of(c, 2);
+        ompf_read_info_t info;
+        rc = pp ? ompf_profile_read(pp, &p, &info, err)
+                : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");
+    }
+    ompf_campaign_destroy(c);
+    c = NULL;
+    if (rc == 0) {
+        vals = calloc(a->n + 1, sizeof *vals);
+        rc = vals ? ompf__auto_xu_stats(a, p, vals) : OMPF_ENOMEM;
+    }
+    if (rc == 0)
+        rc = ompf__auto_choose(a, vals, o, 1);
+    if (rc == 0 && a->nchosen < 2) {
+        fprintf(o->log, "ompfuse: auto: only %zu candidate%s pass%s the thresholds; adding the "
+                        "best of the rest (FALLBACK)\n", a->nchosen,
+                a->nchosen == 1 ? "" : "s", a->nchosen == 1 ? "es" : "");
+        rc = ompf__auto_choose(a, vals, o, 0);
+    }
+    if (rc == 0 && a->nchosen < 2)
+        rc = ompf_error_set(err, OMPF_EUNSUPP, "auto: only %zu event%s of %s vary per XU "
+                            "(EPD compares pairs; see the reasons above)", a->nchosen,
+                            a->nchosen == 1 ? "" : "s", argv[0]);
+    /* the check: the chosen set counted at once, timed against the base
+     * runs made next to it (DIR/check: line 1 the base, line 2 the set) */
+    if (rc == 0) {
+        ompf_plan_destroy(plan);
+        plan = NULL;
+        rc = ompf_plan_create(&plan);
+        if (rc == 0) {
+            ompf_plan_set_slots(plan, 64);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+        }
+    }
+    if (rc == 0) {
+        const char **ch = calloc(a->nchosen + 1, sizeof *ch);
+        rc = ch ? 0 : OMPF_ENOMEM;
+        size_t nch = 0;
+        int has_base = 0;
+        for (size_t k = 0; rc == 0 && k < a->nchosen; k++) {
+            ch[nch++] = a->c[a->order[k]].name;
+            has_base |= !strcmp(a->c[a->order[k]].name, BASE_EVENT);
+        }
+        if (rc == 0 && !has_base)
+            ch[nch++] = BASE_EVENT; /* the CPU time of the check runs */
+        if (rc == 0)
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ch, nch, NULL, 0);
+        free(ch);
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/check", o->work_dir);
+        if (rc == 0)
+            rc = run_pilot(plan, dir, argv, o, &c, err);
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE)
+            rc = OMPF_EINVAL;
+        if (rc == 0) {
+            a->base_s = best_seconds(c, 1);
+            a->check_s = best_seconds(c, 2);
+            a->base_cpu = best_cpu(c, 1);
+            a->check_cpu = best_cpu(c, 2);
+        }
+        ompf_campaign_destroy(c);
+    }
+    if (rc && a->xus)
+        ompf_auto_print(a, o->log); /* the reasons behind "only N vary" */
+    for (size_t i = 0; vals && i < a->n; i++)
+        free(vals[i]);
+    free(vals);
+    free(ev);
+    ompf_profile_destroy(p);
+    ompf_plan_destroy(plan);
+    if (rc) {
+        ompf_auto_destroy(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+void ompf_auto_destroy(ompf_auto_t *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->c[i].name);
+        free(a->c[i].where);
+    }
+    free(a->c);
+    free(a->order);
+    free(a);
+}

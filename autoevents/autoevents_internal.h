@@ -1,0 +1,56 @@
+/* Private to libompfauto: the state of a choice (auto.c runs the pilots,
+ * choose.c chooses, report.c prints and saves) and the rate pilot
+ * (ratepilot.c). */
+#ifndef OMPF_AUTOEVENTS_INTERNAL_H
+#define OMPF_AUTOEVENTS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "ompfuse/autoevents.h"
+
+#define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
+#define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
+#define BASE_EVENT "perf::TASK-CLOCK"
+
+struct ompf_auto {
+    ompf_auto_cand_t *c;
+    size_t n;
+    size_t *order; /* chosen, in order of choice */
+    size_t nchosen;
+    double base_s, check_s, plain_s, uprobe_cost, est_s;
+    double base_cpu, check_cpu; /* perf::TASK-CLOCK over the threads, s */
+    int uprobe_cost_measured, tracefs;
+    size_t xus;
+};
+
+/* Sets c->why unless a reason is there already (the first one is shown). */
+void ompf__auto_reject(ompf_auto_cand_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Per-candidate statistics from the XU pilot's profile p; vals[i] gets the
+ * residuals of candidate i (malloc'd; NULL for rejected ones). */
+int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals);
+/* The greedy choice (strict: o's thresholds; else the fallback). */
+int ompf__auto_choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, int strict);
+
+typedef struct ompf_auto_round {
+    double *count;   /* per candidate, whole process */
+    int *usable;     /* the candidate opened and was read */
+    double seconds;  /* wall time of the round */
+    int killed;      /* stopped at the budget */
+    int failed;      /* the program exited non-zero or by a signal */
+    int status;      /* waitpid's */
+} ompf_auto_round_t;
+
+double ompf_auto_now(void);
+/* Runs argv once with names counted (n may be 0: a plain timing run).
+ * 0 (r filled, even when the program failed: r->failed), OMPF_EPERM when
+ * the counters may not be opened (err says to run as root). */
+int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
+                         char *const *names, size_t n, double budget_s, ompf_auto_round_t *r,
+                         ompf_error_t *err);
+void ompf_auto_round_free(ompf_auto_round_t *r);
+/* Seconds per uprobe hit now: n calls of a probed function of this
+ * process against n without the probe; 0 when it cannot be measured. */
+double ompf_auto_hit_cost(size_t n);
+
+#endif

@@ -1,0 +1,232 @@
+/* The rate pilot of `--events auto`: the program, without the tool, with
+ * every uprobe candidate counted on every CPU (pid -1), stopped after a
+ * time budget.  Totals are enough to tell how often each probe is hit,
+ * which is what its cost depends on; the per-XU pilot then runs under the
+ * tool with the cheap ones only.
+ *
+ * Why per CPU and not per process with inherit: the kernel encodes an
+ * inherited uprobe event again in each new thread, reading the binary's
+ * path from the user address in config1, which in the program is not
+ * ours: its pthread_create fails with EFAULT.  A uprobe only fires in
+ * processes that map that very file, so per-CPU counts are the program's
+ * (and any other process running the same file meanwhile: run nothing
+ * else from that file during the pilot). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "autoevents_internal.h"
+#include "ompfuse/counters.h"
+
+double ompf_auto_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void child(int rd, char *const *argv, const char *const *env, size_t nenv)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (size_t i = 0; i < nenv; i++) {
+        char kv[4096];
+        snprintf(kv, sizeof kv, "%s", env[i]);
+        char *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = '\0';
+            setenv(kv, eq + 1, 1);
+        }
+    }
+    unsetenv("OMP_TOOL_LIBRARIES");
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 1);
+        if (!getenv("OMPF_AUTO_STDERR")) dup2(null, 2);
+    }
+    char go;
+    if (read(rd, &go, 1) == 1)
+        execv(argv[0], argv);
+    _exit(127);
+}
+
+int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
+                         char *const *names, size_t n, double budget_s, ompf_auto_round_t *r,
+                         ompf_error_t *err)
+{
+    memset(r, 0, sizeof *r);
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    if (ncpu < 1)
+        ncpu = 1;
+    size_t nfd = n * (size_t)ncpu;
+    int *fd = calloc(nfd ? nfd : 1, sizeof *fd);
+    r->count = calloc(n ? n : 1, sizeof *r->count);
+    r->usable = calloc(n ? n : 1, sizeof *r->usable);
+    if (!fd || !r->count || !r->usable) {
+        free(fd);
+        return OMPF_ENOMEM;
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC)) {
+        free(fd);
+        return ompf_error_set(err, OMPF_EIO, "pipe: %s", strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        child(p[0], argv, env, nenv);
+    }
+    close(p[0]);
+    if (pid < 0) {
+        close(p[1]);
+        free(fd);
+        return ompf_error_set(err, OMPF_EIO, "fork: %s", strerror(errno));
+    }
+    int denied = 0;
+    for (size_t k = 0; k < nfd; k++)
+        fd[k] = -1;
+    /* encoded in sets of at most OMPF_CNT_MAX_EVENTS; the kernel copies a
+     * uprobe's path at open, so each set may go once its events are open */
+    ompf_cnt_set_t *set = NULL;
+    size_t base = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i % OMPF_CNT_MAX_EVENTS == 0) {
+            ompf_cnt_set_destroy(set);
+            set = NULL;
+            base = i;
+            size_t m = n - i < OMPF_CNT_MAX_EVENTS ? n - i : OMPF_CNT_MAX_EVENTS;
+            rc = ompf_cnt_set_create((const char *const *)names + i, m, &set, err);
+            if (rc)
+                break;
+        }
+        struct perf_event_attr a;
+        if (ompf_cnt_set_status(set, i - base, NULL) != OMPF_CNT_OK ||
+            ompf_cnt_set_attr(set, i - base, &a, sizeof a))
+            continue;
+        a.inherit = 0;
+        a.disabled = 0;
+        a.read_format = 0;
+        for (long cpu = 0; cpu < ncpu; cpu++) {
+            int f = (int)syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1,
+                                 PERF_FLAG_FD_CLOEXEC);
+            if (f < 0 && (errno == EACCES || errno == EPERM))
+                denied = 1;
+            fd[i * (size_t)ncpu + (size_t)cpu] = f;
+            r->usable[i] |= f >= 0; /* an offline CPU fails: the others count */
+        }
+    }
+    ompf_cnt_set_destroy(set);
+    if (denied || rc) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(p[1]);
+        for (size_t k = 0; k < nfd; k++)
+            if (fd[k] >= 0)
+                close(fd[k]);
+        free(fd);
+        if (rc)
+            return rc;
+        return ompf_error_set(err, OMPF_EPERM,
+                              "--events auto counts uprobes, which needs root or CAP_PERFMON "
+                              "(perf_event_paranoid is %d): run as root, or give the events "
+                              "with --events LIST", ompf_cnt_paranoid());
+    }
+    double t0 = ompf_auto_now();
+    if (write(p[1], "g", 1) != 1) {
+        /* the child is gone: reaped below */
+    }
+    close(p[1]);
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (ompf_auto_now() - t0 > budget_s) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            r->killed = 1;
+            break;
+        }
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    r->seconds = ompf_auto_now() - t0;
+    r->failed = !r->killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    r->status = status;
+    for (size_t i = 0; i < n; i++) {
+        r->count[i] = 0;
+        for (long cpu = 0; cpu < ncpu; cpu++) {
+            int f = fd[i * (size_t)ncpu + (size_t)cpu];
+            uint64_t v = 0;
+            if (f < 0)
+                continue;
+            if (read(f, &v, sizeof v) != (ssize_t)sizeof v)
+                r->usable[i] = 0;
+            close(f);
+            r->count[i] += (double)v;
+        }
+    }
+    free(fd);
+    return 0;
+}
+
+/* The uprobe's target for the cost measurement: a real call (noinline, and
+ * the asm keeps it from being folded away). */
+__attribute__((noinline)) void ompf_auto_probe_target(void);
+__attribute__((noinline)) void ompf_auto_probe_target(void)
+{
+    __asm__ volatile("");
+}
+
+double ompf_auto_hit_cost(size_t n)
+{
+    char self[4096], name[4200];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return 0;
+    self[len] = '\0';
+    snprintf(name, sizeof name, "uprobe:%s:ompf_auto_probe_target", self);
+    const char *names[1] = {name};
+    ompf_cnt_set_t *set;
+    struct perf_event_attr a;
+    if (ompf_cnt_set_create(names, 1, &set, NULL))
+        return 0;
+    int fd = -1;
+    if (ompf_cnt_set_status(set, 0, NULL) == OMPF_CNT_OK &&
+        ompf_cnt_set_attr(set, 0, &a, sizeof a) == 0)
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    ompf_cnt_set_destroy(set);
+    if (fd < 0)
+        return 0;
+    double t0 = ompf_auto_now();
+    for (size_t i = 0; i < n; i++)
+        ompf_auto_probe_target();
+    double with = ompf_auto_now() - t0;
+    uint64_t hits = 0;
+    if (read(fd, &hits, sizeof hits) != (ssize_t)sizeof hits)
+        hits = 0;
+    close(fd);
+    t0 = ompf_auto_now();
+    for (size_t i = 0; i < n; i++)
+        ompf_auto_probe_target();
+    double without = ompf_auto_now() - t0;
+    return hits == n ? (with - without) / (double)n : 0;
+}
+
+void ompf_auto_round_free(ompf_auto_round_t *r)
+{
+    free(r->count);
+    free(r->usable);
+    memset(r, 0, sizeof *r);
+}
