@@ -90,6 +90,18 @@ int fz_lgl(fz_ctx_t *c);
 int fz_random(fz_ctx_t *c);
 int fz_bc(fz_ctx_t *c, int labeled);
 
+/* The steps of ompf_fuse, in the order it calls them (0 or an error). */
+int fz_report_init(fz_ctx_t *c);                              /* fuse_report.c */
+int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen);  /* fuse_check.c */
+int fz_match_types(fz_ctx_t *c);                              /* fuse_match.c */
+int fz_match_events(fz_ctx_t *c);
+int fz_build_union_trie(fz_ctx_t *c);
+int fz_group_by_type(fz_ctx_t *c);
+int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
+int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */
+int fz_build_output(fz_ctx_t *c, const char *forced,          /* fuse_output.c */
+                    ompf_profile_t **outp);
+
 /* Shared helpers (fuse.c). */
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
 /* Pairs the j-th XU of every run's list with each other, j < m (CTC and
