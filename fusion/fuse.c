@@ -64,6 +64,14 @@ int fz_note(ompf_fuse_report_t *r, const char *fmt, ...)
     return 0;
 }
 
+void fz_progress_type(const fz_ctx_t *c, size_t t)
+{
+    uint64_t k = 0;
+    for (size_t r = 0; r < c->n && c->opts->progress; r++)
+        k += c->runs[r].tstart[t + 1] - c->runs[r].tstart[t];
+    ompf_progress_add(c->opts->progress, k);
+}
+
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple)
 {
     if (t->n == t->cap) {

@@ -199,6 +199,25 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         memo[i] = FZ_NONE;
     memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
     for (size_t i = 0; i < nt; i++) {
+        /* Other runs' XUs are in random places: fetch the records and
+         * values 16 tuples ahead and the label maps 8 ahead, so that the
+         * misses overlap (this loop was a quarter of combine lgl). */
+        if (i + 16 < nt) {
+            const uint32_t *ta = sorted + (i + 16) * n;
+            for (size_t r = 0; r < n; r++)
+                __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
+            for (size_t g = 0; g < c->n_events; g++) {
+                uint32_t q = c->events[g].provider;
+                if (q != FZ_NONE)
+                    __builtin_prefetch(ompf_xu_values_const(c->runs[q].p, ta[q]) +
+                                       c->runs[q].ev[g]);
+            }
+        }
+        if (i + 8 < nt) {
+            const uint32_t *ta = sorted + (i + 8) * n;
+            for (size_t r = 0; r < n; r++)
+                __builtin_prefetch(&c->runs[r].ulab[ompf_xu_get(c->runs[r].p, ta[r])->label]);
+        }
         const uint32_t *tp = sorted + i * n;
         const ompf_xu_t *bx = ompf_xu_get(base, tp[b]);
         ompf_xu_t x = *bx;
@@ -221,6 +240,7 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         uint64_t *pv = ompf_xu_provenance(out, i);
         for (size_t r = 0; r < n; r++)
             pv[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;
+        ompf_progress_add(c->opts->progress, n);
     }
     free(sorted);
     if (rc)

@@ -61,7 +61,8 @@ static int build_labels(rd_t *r)
     r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
     unsigned char *state = calloc(n + 1, 1); /* 0 new, 1 on stack, 2 done */
     uint32_t *stack = malloc((n + 1) * sizeof *stack);
-    if (!r->lab_node || !state || !stack) {
+    /* n records make at most n nodes: the trie never rehashes */
+    if (!r->lab_node || !state || !stack || ompf_label_reserve(r->p, n + 1)) {
         free(state);
         free(stack);
         return rd_oom(r);

@@ -10,7 +10,7 @@
 struct ompf_progress {
     char label[96];
     char unit[24];
-    uint64_t total, done;
+    uint64_t total, done, checked; /* done when the clock was last read */
     unsigned calls;
     double start, last;
     int shown; /* a line is on the terminal */
@@ -86,8 +86,12 @@ void ompf_progress_update(ompf_progress_t *p, uint64_t done)
     if (!p)
         return;
     p->done = done;
-    if ((++p->calls & 1023) && !(p->total && done >= p->total))
+    /* The clock every 1024 calls, or when done moved by 1/1000 of the
+     * total: coarse steps (inputs, runs) show too. */
+    if ((++p->calls & 1023) && !(p->total && done >= p->total) &&
+        !(p->total && (done - p->checked) * 1000 >= p->total))
         return;
+    p->checked = done;
     double t = now_s();
     if (t - p->start < p->delay || (t - p->last < 0.25 && p->shown))
         return;

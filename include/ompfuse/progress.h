@@ -21,7 +21,7 @@ int ompf_progress_wanted(int quiet);
 ompf_progress_t *ompf_progress_create(const char *label, uint64_t total,
                                       const char *unit, int enabled);
 /* done units so far (monotonic).  Cheap enough to call per item: the clock
- * is read once every 1024 calls. */
+ * is read once every 1024 calls, or when done moved by 1/1000 of total. */
 void ompf_progress_update(ompf_progress_t *p, uint64_t done);
 /* Adds n to done. */
 void ompf_progress_add(ompf_progress_t *p, uint64_t n);
