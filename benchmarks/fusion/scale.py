@@ -3,7 +3,7 @@
 
 For each size N it generates deterministic inputs with
 bench_fusion --generate-only (LGL/CTC: R runs x N XUs, one event each;
-BC: 9 runs x 2 types x N/2 XUs, 3 shared events and one new event per run),
+BC: --bc-steps + 1 runs x 2 types x N/2 XUs, 3 shared events and one new event per run),
 then measures, interleaved round by round so that every figure sees the same
 load: reading the same inputs (`ompfuse show`), `combine lgl`, `combine ctc`
 and `combine bc` -- CPU time (user + sys of the child) and peak RSS.
@@ -13,7 +13,7 @@ XU beyond the values, the time exponent between consecutive sizes, and the
 targets next to them.
 
 usage: scale.py [--sizes 1e4,1e5,1e6] [--runs 10] [--repeat 3]
-                [--ref OLD_OMPFUSE] [--strategies lgl,ctc,bc]
+                [--ref OLD_OMPFUSE] [--strategies lgl,ctc,bc] [--bc-steps 8]
                 BUILD_BIN_DIR WORK_DIR
 """
 import argparse
@@ -47,6 +47,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ref")
     ap.add_argument("--strategies", default="lgl,ctc,bc")
+    ap.add_argument("--bc-steps", type=int, default=8)
     ap.add_argument("bindir")
     ap.add_argument("work")
     a = ap.parse_args()
@@ -65,15 +66,18 @@ def main():
         d = os.path.join(a.work, f"n{n}")
         shutil.rmtree(d, ignore_errors=True)
         t0 = time.time()
+        bc = "bc" in strategies
         subprocess.run([bench, "--generate-only", "--runs", str(a.runs),
-                        "--xus", str(n), "--bc-steps", "8",
-                        "--bc-xus", str(max(n // 2, 1)), d],
+                        "--xus", str(n), "--bc-steps", str(a.bc_steps if bc else 1),
+                        "--bc-xus", str(max(n // 2, 1) if bc else 1), d],
                        check=True, stdout=subprocess.DEVNULL)
         gen = time.time() - t0
         lgl_in = [f"lgl{r}.ompf" for r in range(a.runs)]
-        bc_in = [f"bc{r}.ompf" for r in range(9)]
-        steps = [("read lgl inputs", ["show"] + lgl_in, a.runs * n, 1),
-                 ("read bc inputs", ["show"] + bc_in, 9 * (n // 2) * 2, 4)]
+        bc_in = [f"bc{r}.ompf" for r in range(a.bc_steps + 1)]
+        steps = [("read lgl inputs", ["show"] + lgl_in, a.runs * n, 1)]
+        if bc:
+            steps.append(("read bc inputs", ["show"] + bc_in,
+                          len(bc_in) * (n // 2) * 2, 4))
         for s in strategies:
             ins = bc_in if s == "bc" else lgl_in
             steps.append((f"combine {s}",
