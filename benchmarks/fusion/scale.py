@@ -55,6 +55,7 @@ def main():
     bench = os.path.abspath(os.path.join(a.bindir, "bench_fusion"))
     bins = [("new", new)] + ([("old", a.ref)] if a.ref else [])
     strategies = a.strategies.split(",")
+    os.makedirs(a.work, exist_ok=True)
     print(f"# load average at start: {os.getloadavg()[0]:.1f} "
           f"(2 cores shared); CPU seconds, min / median of {a.repeat}")
     print("| binary | step | XUs per run | inputs | CPU s min | CPU s median "
