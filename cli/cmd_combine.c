@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/fusion.h"
+#include "ompfuse/progress.h"
 
 static void usage(FILE *f)
 {
@@ -156,7 +157,12 @@ int ompf_cmd_combine(int argc, char **argv)
     int ret = 2;
     ompf_error_t err;
     memset(&err, 0, sizeof err);
+    int show_progress = ompf_progress_wanted(quiet);
+    ompf_progress_t *prog = ompf_progress_create("combine: reading", n, "inputs",
+                                                 show_progress);
+    uint64_t in_xus = 0;
     for (size_t i = 0; i < n; i++) {
+        ompf_progress_update(prog, i);
         ompf_read_info_t info;
         memset(&info, 0, sizeof info);
         int rc = ompf_profile_read(paths[i], &in[i], &info, &err);
@@ -179,11 +185,20 @@ int ompf_cmd_combine(int argc, char **argv)
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
             goto out;
         }
+        in_xus += ompf_xu_count(in[i]);
+        ompf_progress_update(prog, i + 1);
     }
+    ompf_progress_destroy(prog);
+    char what[64];
+    snprintf(what, sizeof what, "combine %s", ompf_fuse_strategy_name(o.strategy));
+    prog = ompf_progress_create(what, 2 * in_xus, "XUs", show_progress);
+    o.progress = prog;
     ompf_profile_t *fused = NULL;
     ompf_fuse_report_t *rep = NULL;
     int rc = ompf_fuse((const ompf_profile_t *const *)in, paths, n, &o, &fused,
                        &rep, &err);
+    ompf_progress_destroy(prog);
+    prog = NULL;
     if (rc) {
         fprintf(stderr, "ompfuse combine: %s\n", err.msg);
         ret = 2;
@@ -204,6 +219,7 @@ int ompf_cmd_combine(int argc, char **argv)
     ompf_fuse_report_destroy(rep);
     ompf_profile_destroy(fused);
 out:
+    ompf_progress_destroy(prog);
     for (size_t i = 0; i < n; i++)
         ompf_profile_destroy(in[i]);
     free(in);

@@ -482,15 +482,11 @@ int fz_bc(fz_ctx_t *c, int labeled)
     if (!st || (rc = describe_steps(c, st)))
         goto out;
     rc = OMPF_ENOMEM;
-    size_t maxn = 0;
-    for (size_t r = 0; r < n; r++)
-        if (c->runs[r].n_xu > maxn)
-            maxn = c->runs[r].n_xu;
+    size_t maxn = fz_type_max(c); /* scratch is reused type by type */
     size_t kmax = 1;
     for (size_t s = 1; s < n; s++)
         if (st[s].k > kmax)
             kmax = st[s].k;
-    maxn = maxn ? maxn : 1;
     ptup = malloc(maxn * n * sizeof *ptup);
     ntup = malloc(maxn * n * sizeof *ntup);
     plab = malloc(maxn * sizeof *plab);
@@ -593,6 +589,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
         for (size_t j = 0; j < np && !rc; j++)
             rc = fz_tuples_push(&c->res, n, ptup + j * n);
         c->rep->types[t].fused = rc ? 0 : np;
+        fz_progress_type(c, t);
     }
 out:
     if (st)

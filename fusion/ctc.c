@@ -46,10 +46,7 @@ int fz_ctc(fz_ctx_t *c)
     uint32_t **lists = calloc(n, sizeof *lists);
     uint32_t *tuple = malloc(n * sizeof *tuple);
     uint64_t *key = NULL;
-    size_t maxn = 1;
-    for (size_t r = 0; r < n; r++)
-        if (c->runs[r].n_xu > maxn)
-            maxn = c->runs[r].n_xu;
+    size_t maxn = fz_type_max(c);
     key = malloc(maxn * sizeof *key);
     if (!lists || !tuple || !key) {
         rc = OMPF_ENOMEM;
@@ -71,6 +68,7 @@ int fz_ctc(fz_ctx_t *c)
         if (!rc)
             rc = fz_tuples_push_positional(&c->res, n, lists, m, tuple);
         c->rep->types[t].fused = rc ? 0 : m;
+        fz_progress_type(c, t);
     }
 out:
     if (lists)

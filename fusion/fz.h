@@ -78,7 +78,8 @@ typedef struct fz_ctx {
     fz_event_t *events;
     uint32_t *order;     /* combination order (input indices) */
     ompf_profile_t *ut;  /* union label trie of all inputs */
-    uint32_t *urank;     /* depth-first rank of every union node */
+    uint32_t *urank;     /* depth-first rank of every union node (CTC and
+                            BC only; NULL for the others) */
     fz_tuples_t res;     /* fused tuples */
     ompf_fuse_report_t *rep;
     ompf_error_t *err;
@@ -90,7 +91,21 @@ int fz_lgl(fz_ctx_t *c);
 int fz_random(fz_ctx_t *c);
 int fz_bc(fz_ctx_t *c, int labeled);
 
+/* The steps of ompf_fuse, in the order it calls them (0 or an error). */
+int fz_report_init(fz_ctx_t *c);                              /* fuse_report.c */
+int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen);  /* fuse_check.c */
+int fz_match_types(fz_ctx_t *c);                              /* fuse_match.c */
+int fz_match_events(fz_ctx_t *c);
+int fz_build_union_trie(fz_ctx_t *c);
+int fz_group_by_type(fz_ctx_t *c);
+int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
+int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */
+int fz_build_output(fz_ctx_t *c, const char *forced,          /* fuse_output.c */
+                    ompf_profile_t **outp);
+
 /* Shared helpers (fuse.c). */
+/* Advances opts->progress by the input XUs of type t (after each type). */
+void fz_progress_type(const fz_ctx_t *c, size_t t);
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
 /* Pairs the j-th XU of every run's list with each other, j < m (CTC and
  * random differ only in how they order the lists); tuple: n_runs scratch. */
@@ -141,6 +156,9 @@ void fz_sort_keys(fz_key_t *k, size_t n);
 /* The fewest XUs of type t in any run: how many fused XUs a positional
  * pairing (CTC, random) makes of that type. */
 size_t fz_type_min(const fz_ctx_t *c, size_t t);
+/* The most XUs of one type in one run (at least 1): the size of the
+ * per-type scratch arrays, which are reused type after type. */
+size_t fz_type_max(const fz_ctx_t *c);
 int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */

@@ -42,10 +42,7 @@ int fz_lgl(fz_ctx_t *c)
         rc = OMPF_ENOMEM;
         goto out;
     }
-    size_t maxn = 1;
-    for (size_t r = 0; r < n; r++)
-        if (c->runs[r].n_xu > maxn)
-            maxn = c->runs[r].n_xu;
+    size_t maxn = fz_type_max(c);
     for (size_t r = 0; r < n; r++) {
         L[r].key = malloc(maxn * sizeof *L[r].key);
         L[r].idx = malloc(maxn * sizeof *L[r].idx);
@@ -124,6 +121,7 @@ int fz_lgl(fz_ctx_t *c)
         }
         c->rep->types[t].fused = fused;
         c->rep->types[t].label_dups = dups;
+        fz_progress_type(c, t);
         dup_total += dups;
         dup_types += dups != 0;
     }

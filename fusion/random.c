@@ -38,6 +38,7 @@ int fz_random(fz_ctx_t *c)
         if (!rc)
             rc = fz_tuples_push_positional(&c->res, n, lists, m, tuple);
         c->rep->types[t].fused = rc ? 0 : m;
+        fz_progress_type(c, t);
     }
 out:
     if (lists)

@@ -33,6 +33,16 @@ size_t fz_type_min(const fz_ctx_t *c, size_t t)
     return c->n ? m : 0;
 }
 
+size_t fz_type_max(const fz_ctx_t *c)
+{
+    size_t m = 1;
+    for (size_t r = 0; r < c->n; r++)
+        for (size_t t = 0; t < c->n_types; t++)
+            if (c->runs[r].tstart[t + 1] - c->runs[r].tstart[t] > m)
+                m = c->runs[r].tstart[t + 1] - c->runs[r].tstart[t];
+    return m;
+}
+
 /* Small lists: a 65536-bucket pass would cost more than the sort itself;
  * qsort by (key, position) keeps ties in input order. */
 static int small_sort(uint64_t *key, uint32_t *idx, size_t n)

@@ -21,63 +21,82 @@ static uint64_t mix(uint64_t parent, uint64_t comp)
     return x;
 }
 
-static void hash_insert(ompf_profile_t *p, uint32_t node)
+static uint64_t slot_of(uint64_t h, uint32_t node)
+{
+    return (h & 0xffffffff00000000ull) | ((uint64_t)node + 1);
+}
+
+static void hash_insert(ompf_profile_t *p, uint32_t node, uint64_t h)
 {
     size_t mask = p->hash_cap - 1;
-    size_t h = mix(p->lab_parent[node], p->lab_comp[node]) & mask;
-    while (p->lab_hash[h])
-        h = (h + 1) & mask;
-    p->lab_hash[h] = node + 1;
+    size_t i = h & mask;
+    while (p->lab_hash[i])
+        i = (i + 1) & mask;
+    p->lab_hash[i] = slot_of(h, node);
 }
 
 static int hash_resize(ompf_profile_t *p, size_t cap)
 {
-    uint32_t *t = calloc(cap, sizeof *t);
+    uint64_t *t = calloc(cap, sizeof *t);
     if (!t)
         return OMPF_ENOMEM;
     free(p->lab_hash);
     p->lab_hash = t;
     p->hash_cap = cap;
     for (size_t i = 1; i < p->n_lab; i++) /* the root is never looked up */
-        hash_insert(p, (uint32_t)i);
+        hash_insert(p, (uint32_t)i, mix(p->lab[i].parent, p->lab[i].comp));
     return 0;
+}
+
+/* Room for n nodes in the node array and the hash (at most 3/4 full). */
+static int reserve(ompf_profile_t *p, size_t n)
+{
+    if (n > p->cap_lab &&
+        ompf__grow((void **)&p->lab, &p->cap_lab, n, sizeof *p->lab))
+        return OMPF_ENOMEM;
+    size_t cap = p->hash_cap ? p->hash_cap : 128;
+    while (4 * n > 3 * cap)
+        cap *= 2;
+    return cap != p->hash_cap ? hash_resize(p, cap) : 0;
 }
 
 int ompf__label_init(ompf_profile_t *p)
 {
-    size_t c = 0;
-    if (ompf__grow((void **)&p->lab_parent, &c, 64, sizeof *p->lab_parent))
+    if (reserve(p, 64)) {
+        ompf__label_free(p);
         return OMPF_ENOMEM;
-    c = 0;
-    if (ompf__grow((void **)&p->lab_comp, &c, 64, sizeof *p->lab_comp))
-        goto fail;
-    c = 0;
-    if (ompf__grow((void **)&p->lab_depth, &c, 64, sizeof *p->lab_depth))
-        goto fail;
-    p->cap_lab = 64;
-    p->lab_parent[0] = OMPF_NONE32;
-    p->lab_comp[0] = 0;
-    p->lab_depth[0] = 0;
+    }
+    p->lab[0] = (ompf__lnode_t){0, OMPF_NONE32, 0};
     p->n_lab = 1;
-    if (hash_resize(p, 128))
-        goto fail;
     return 0;
-fail:
-    ompf__label_free(p);
-    return OMPF_ENOMEM;
 }
 
 void ompf__label_free(ompf_profile_t *p)
 {
-    free(p->lab_parent);
-    free(p->lab_comp);
-    free(p->lab_depth);
+    free(p->lab);
     free(p->lab_hash);
-    p->lab_parent = NULL;
-    p->lab_comp = NULL;
-    p->lab_depth = NULL;
+    p->lab = NULL;
     p->lab_hash = NULL;
     p->n_lab = p->cap_lab = p->hash_cap = 0;
+}
+
+int ompf_label_reserve(ompf_profile_t *p, size_t n)
+{
+    if (!p)
+        return OMPF_EINVAL;
+    return n >= UINT32_MAX - 2 ? OMPF_ERANGE : reserve(p, n);
+}
+
+void ompf_label_prefetch(const ompf_profile_t *p, uint32_t parent, uint64_t comp,
+                         int stage)
+{
+    if (!p || !p->hash_cap)
+        return;
+    const uint64_t *s = &p->lab_hash[mix(parent, comp) & (p->hash_cap - 1)];
+    if (!stage)
+        __builtin_prefetch(s);
+    else if (*s && (uint32_t)*s - 1 < p->n_lab)
+        __builtin_prefetch(&p->lab[(uint32_t)*s - 1]);
 }
 
 int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
@@ -86,39 +105,29 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
     if (!p || parent >= p->n_lab)
         return OMPF_EINVAL;
     size_t mask = p->hash_cap - 1;
-    size_t h = mix(parent, comp) & mask;
-    for (uint32_t v; (v = p->lab_hash[h]); h = (h + 1) & mask) {
-        if (p->lab_parent[v - 1] == parent && p->lab_comp[v - 1] == comp) {
+    uint64_t h = mix(parent, comp), tag = h >> 32;
+    size_t i = h & mask;
+    for (uint64_t v; (v = p->lab_hash[i]); i = (i + 1) & mask) {
+        const ompf__lnode_t *q = &p->lab[(uint32_t)v - 1];
+        if ((v >> 32) == tag && q->parent == parent && q->comp == comp) {
             if (node)
-                *node = v - 1;
+                *node = (uint32_t)v - 1;
             return 0;
         }
     }
-    if (p->n_lab >= UINT32_MAX - 2 || p->lab_depth[parent] >= OMPF_MAX_LABEL_DEPTH)
+    if (p->n_lab >= UINT32_MAX - 2 || p->lab[parent].depth >= OMPF_MAX_LABEL_DEPTH)
         return OMPF_ERANGE;
-    if (p->n_lab + 1 > p->cap_lab) {
-        size_t cap = p->cap_lab, c2 = p->cap_lab, c3 = p->cap_lab;
-        if (ompf__grow((void **)&p->lab_parent, &cap, p->n_lab + 1,
-                       sizeof *p->lab_parent) ||
-            ompf__grow((void **)&p->lab_comp, &c2, p->n_lab + 1,
-                       sizeof *p->lab_comp) ||
-            ompf__grow((void **)&p->lab_depth, &c3, p->n_lab + 1,
-                       sizeof *p->lab_depth))
+    if (p->n_lab + 1 > p->cap_lab || 4 * (p->n_lab + 1) > 3 * p->hash_cap) {
+        if (reserve(p, p->n_lab + 1))
             return OMPF_ENOMEM;
-        p->cap_lab = cap;
+        /* a new table: find the free slot again */
+        mask = p->hash_cap - 1;
+        for (i = h & mask; p->lab_hash[i]; i = (i + 1) & mask)
+            ;
     }
     uint32_t n = (uint32_t)p->n_lab++;
-    p->lab_parent[n] = parent;
-    p->lab_comp[n] = comp;
-    p->lab_depth[n] = p->lab_depth[parent] + 1;
-    if (2 * p->n_lab > p->hash_cap) {
-        if (hash_resize(p, p->hash_cap * 2)) {
-            p->n_lab--;
-            return OMPF_ENOMEM;
-        }
-    } else {
-        hash_insert(p, n);
-    }
+    p->lab[n] = (ompf__lnode_t){comp, parent, p->lab[parent].depth + 1};
+    p->lab_hash[i] = slot_of(h, n);
     if (node)
         *node = n;
     return 0;
@@ -131,17 +140,17 @@ size_t ompf_label_count(const ompf_profile_t *p)
 
 uint32_t ompf_label_parent(const ompf_profile_t *p, uint32_t node)
 {
-    return (p && node < p->n_lab) ? p->lab_parent[node] : OMPF_NONE32;
+    return (p && node < p->n_lab) ? p->lab[node].parent : OMPF_NONE32;
 }
 
 uint64_t ompf_label_component(const ompf_profile_t *p, uint32_t node)
 {
-    return (p && node < p->n_lab) ? p->lab_comp[node] : 0;
+    return (p && node < p->n_lab) ? p->lab[node].comp : 0;
 }
 
 uint32_t ompf_label_depth(const ompf_profile_t *p, uint32_t node)
 {
-    return (p && node < p->n_lab) ? p->lab_depth[node] : 0;
+    return (p && node < p->n_lab) ? p->lab[node].depth : 0;
 }
 
 /* Components of node's label from the root down (excluding the root's 0);
@@ -149,15 +158,15 @@ uint32_t ompf_label_depth(const ompf_profile_t *p, uint32_t node)
 static size_t path_of(const ompf_profile_t *p, uint32_t node, uint64_t *small,
                       size_t nsmall, uint64_t **out)
 {
-    size_t d = p->lab_depth[node];
+    size_t d = p->lab[node].depth;
     uint64_t *buf = d <= nsmall ? small : malloc(d * sizeof *buf);
     if (!buf) {
         *out = NULL;
         return 0;
     }
     for (size_t i = d; i > 0; i--) {
-        buf[i - 1] = p->lab_comp[node];
-        node = p->lab_parent[node];
+        buf[i - 1] = p->lab[node].comp;
+        node = p->lab[node].parent;
     }
     *out = buf;
     return d;
@@ -244,8 +253,8 @@ static const ompf_profile_t *sort_ctx;
 
 static int cmp_by_comp(const void *a, const void *b)
 {
-    uint64_t x = sort_ctx->lab_comp[*(const uint32_t *)a];
-    uint64_t y = sort_ctx->lab_comp[*(const uint32_t *)b];
+    uint64_t x = sort_ctx->lab[*(const uint32_t *)a].comp;
+    uint64_t y = sort_ctx->lab[*(const uint32_t *)b].comp;
     return (x > y) - (x < y);
 }
 
@@ -266,13 +275,13 @@ int ompf_label_dfs_rank(const ompf_profile_t *p, uint32_t *rank)
         return OMPF_ENOMEM;
     }
     for (size_t i = 1; i < n; i++)
-        start[p->lab_parent[i] + 1]++;
+        start[p->lab[i].parent + 1]++;
     for (size_t i = 0; i < n; i++)
         start[i + 1] += start[i];
     uint32_t *fill = stack; /* reuse as cursor array before the walk */
     memcpy(fill, start, n * sizeof *fill);
     for (size_t i = 1; i < n; i++)
-        kids[fill[p->lab_parent[i]]++] = (uint32_t)i;
+        kids[fill[p->lab[i].parent]++] = (uint32_t)i;
     sort_ctx = p;
     for (size_t i = 0; i < n; i++)
         if (start[i + 1] - start[i] > 1)
@@ -320,13 +329,13 @@ uint32_t ompf_label_common(const ompf_profile_t *p, uint32_t a, uint32_t b)
 {
     if (!p || a >= p->n_lab || b >= p->n_lab)
         return OMPF_NONE32;
-    while (p->lab_depth[a] > p->lab_depth[b])
-        a = p->lab_parent[a];
-    while (p->lab_depth[b] > p->lab_depth[a])
-        b = p->lab_parent[b];
+    while (p->lab[a].depth > p->lab[b].depth)
+        a = p->lab[a].parent;
+    while (p->lab[b].depth > p->lab[a].depth)
+        b = p->lab[b].parent;
     while (a != b) {
-        a = p->lab_parent[a];
-        b = p->lab_parent[b];
+        a = p->lab[a].parent;
+        b = p->lab[b].parent;
     }
     return a;
 }

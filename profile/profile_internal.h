@@ -4,6 +4,11 @@
 
 #include "ompfuse/profile.h"
 
+typedef struct ompf__lnode {
+    uint64_t comp;
+    uint32_t parent, depth;
+} ompf__lnode_t;
+
 struct ompf_profile {
     size_t n_meta, cap_meta;
     char **meta_key, **meta_val;
@@ -18,14 +23,14 @@ struct ompf_profile {
     size_t n_con, cap_con;
     ompf_construct_t *con;
 
-    /* Label trie, struct-of-arrays; a hash of (parent, component) finds a
-     * child in O(1). */
+    /* Label trie: one record per node (a lookup touches one cache line
+     * of nodes), and a hash of (parent, component) whose slots carry 32
+     * bits of the hash, so a probe rarely touches a node that does not
+     * match (reading and fusion add 10^6-10^7 labels). */
     size_t n_lab, cap_lab;
-    uint32_t *lab_parent;
-    uint64_t *lab_comp;
-    uint32_t *lab_depth;
-    uint32_t *lab_hash; /* node index + 1; 0 = empty slot */
-    size_t hash_cap;    /* power of two */
+    ompf__lnode_t *lab;
+    uint64_t *lab_hash; /* (node + 1) | tag << 32; 0 = empty slot */
+    size_t hash_cap;    /* power of two, at most 3/4 full */
 
     size_t n_xu, cap_xu, cap_val, cap_prov;
     ompf_xu_t *xu;

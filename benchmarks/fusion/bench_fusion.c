@@ -7,10 +7,13 @@
  * distort the ratio.
  *
  * usage: bench_fusion [--quick] [--runs R] [--xus N] [--bc-steps S]
- *                     [--bc-xus M] [--keep] DIR
+ *                     [--bc-xus M] [--keep] [--generate-only] DIR
  *   defaults: 10 runs x 1e6 XUs (LGL, CTC); 8 BC steps x 1e5 XUs per type,
  *   2 types; --quick divides the sizes by 10.  DIR receives the inputs
  *   (about 40 bytes per XU per run) and is emptied unless --keep.
+ *   --generate-only writes the inputs (lgl*.ompf, bc*.ompf; deterministic:
+ *   the same sizes give the same files) and measures nothing; the test
+ *   fusion_outputs_* fuses them with the CLI.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -200,13 +203,15 @@ static void measure(const char *label, int strategy, char **paths, size_t n)
 int main(int argc, char **argv)
 {
     size_t runs = 10, xus = 1000000, bc_steps = 8, bc_xus = 100000;
-    int quick = 0, keep = 0, bc_types = 2;
+    int quick = 0, keep = 0, bc_types = 2, gen_only = 0;
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--keep"))
             keep = 1;
+        else if (!strcmp(argv[i], "--generate-only"))
+            keep = gen_only = 1;
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--xus") && i + 1 < argc)
@@ -219,13 +224,13 @@ int main(int argc, char **argv)
             dir = argv[i];
         else {
             fprintf(stderr, "usage: bench_fusion [--quick] [--runs R] [--xus N] "
-                            "[--bc-steps S] [--bc-xus M] [--keep] DIR\n");
+                            "[--bc-steps S] [--bc-xus M] [--keep] [--generate-only] DIR\n");
             return 2;
         }
     }
     if (!dir || runs < 2 || bc_steps < 1 || !xus || !bc_xus) {
         fprintf(stderr, "usage: bench_fusion [--quick] [--runs R] [--xus N] "
-                        "[--bc-steps S] [--bc-xus M] [--keep] DIR\n");
+                        "[--bc-steps S] [--bc-xus M] [--keep] [--generate-only] DIR\n");
         return 2;
     }
     if (quick) {
@@ -254,8 +259,10 @@ int main(int argc, char **argv)
         make_run(paths[r], 0x1000 + r, xus, 4, names, 1, base, 7 + r);
     }
     printf("generated LGL/CTC inputs in %.1f s\n", now() - t0);
-    measure("lgl", OMPF_FUSE_LGL, paths, runs);
-    measure("ctc", OMPF_FUSE_CTC, paths, runs);
+    if (!gen_only) {
+        measure("lgl", OMPF_FUSE_LGL, paths, runs);
+        measure("ctc", OMPF_FUSE_CTC, paths, runs);
+    }
     if (!keep)
         for (size_t r = 0; r < runs; r++)
             unlink(paths[r]);
@@ -275,8 +282,10 @@ int main(int argc, char **argv)
                  names, 4, base, 70 + r);
     }
     printf("generated BC inputs in %.1f s\n", now() - t0);
-    measure("bc", OMPF_FUSE_BC, paths, bc_steps + 1);
-    measure("bc-unlabeled", OMPF_FUSE_BC_UNLABELED, paths, bc_steps + 1);
+    if (!gen_only) {
+        measure("bc", OMPF_FUSE_BC, paths, bc_steps + 1);
+        measure("bc-unlabeled", OMPF_FUSE_BC_UNLABELED, paths, bc_steps + 1);
+    }
     if (!keep)
         for (size_t r = 0; r <= bc_steps; r++)
             unlink(paths[r]);

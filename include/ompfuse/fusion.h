@@ -22,6 +22,7 @@
 
 #include <stdio.h>
 #include "ompfuse/profile.h"
+#include "ompfuse/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,9 @@ typedef struct ompf_fuse_opts {
                           duplicated run ids or the same file given twice
                           (recorded in "forced" / "forced_checks") */
     int strict;        /* refuse inputs from different cpu_model */
+    ompf_progress_t *progress; /* optional (NULL: none): advanced by the
+                          input XUs paired, then by those written to the
+                          result; total 2 x the input XUs */
 } ompf_fuse_opts_t;
 
 void ompf_fuse_opts_init(ompf_fuse_opts_t *o);

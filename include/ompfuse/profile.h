@@ -258,6 +258,14 @@ int ompf_construct_set_source(ompf_profile_t *p, uint32_t idx,
 int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
                      uint32_t *node);
 size_t ompf_label_count(const ompf_profile_t *p);
+/* Makes room for n label nodes in all (optional: adding that many then
+ * never rehashes the child table). */
+int ompf_label_reserve(ompf_profile_t *p, size_t n);
+/* A hint before ompf_label_child(p, parent, comp) some calls later, to
+ * overlap its memory accesses: stage 0 fetches the slot of the child
+ * table, stage 1 (after stage 0) the node it points at. */
+void ompf_label_prefetch(const ompf_profile_t *p, uint32_t parent, uint64_t comp,
+                         int stage);
 uint32_t ompf_label_parent(const ompf_profile_t *p, uint32_t node);
 uint64_t ompf_label_component(const ompf_profile_t *p, uint32_t node);
 uint32_t ompf_label_depth(const ompf_profile_t *p, uint32_t node);

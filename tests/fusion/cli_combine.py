@@ -296,6 +296,35 @@ check(show_events("mm.ompf").get("X", ("",))[0] == "failed",
       "empty everywhere: status failed")
 check(all(r["X"] == "" for r in export("mm.ompf")), "empty everywhere: no values")
 
+# Progress line (include/ompfuse/progress.h), forced on: reading, then the
+# fusion in XUs; stdout and the result are the same as without it, and -q
+# turns it off.
+def run_env(env, *args):
+    e = dict(os.environ, **env)
+    p = subprocess.run([OMPFUSE, *args], cwd=WORK, capture_output=True, env=e)
+    # bytes: text mode would turn the progress line's \r into \n
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+rc0, out0, err0 = run_env({"OMPFUSE_PROGRESS": "never"}, "combine", "--strategy",
+                          "lgl", "-o", "pg0.ompf", "a.ompf", "b.ompf")
+rc1, out1, err1 = run_env({"OMPFUSE_PROGRESS": "always"}, "combine", "--strategy",
+                          "lgl", "-o", "pg1.ompf", "a.ompf", "b.ompf")
+check(rc0 == 0 and rc1 == 0 and err0 == "", f"progress runs: {rc0} {rc1} {err0}")
+lines = [x.strip() for x in err1.split("\r") if x.strip()]
+check(any(re.fullmatch(r"combine: reading: \d/2 inputs.*", x) for x in lines),
+      f"progress: reading line: {lines}")
+check(any(re.fullmatch(r"combine lgl: \d+/\d+ XUs.*", x) for x in lines),
+      f"progress: fusion line in XUs: {lines}")
+check(err1.endswith("\r"), f"progress: line erased at the end: {err1!r}")
+check(out1.replace("pg1", "pg0") == out0, "progress: stdout unchanged")
+with open(os.path.join(WORK, "pg0.ompf"), "rb") as f0, \
+        open(os.path.join(WORK, "pg1.ompf"), "rb") as f1:
+    check(f0.read() == f1.read(), "progress: same result")
+rc2, out2, err2 = run_env({"OMPFUSE_PROGRESS": "always"}, "combine", "--strategy",
+                          "lgl", "-q", "-o", "pg2.ompf", "a.ompf", "b.ompf")
+check(rc2 == 0 and err2 == "" and out2 == "", f"progress: -q prints nothing: {err2!r}")
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

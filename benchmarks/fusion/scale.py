@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Scaling of 'ompfuse combine' end to end through the CLI (issue 20).
+
+For each size N it generates deterministic inputs with
+bench_fusion --generate-only (LGL/CTC: R runs x N XUs, one event each;
+BC: --bc-steps + 1 runs x 2 types x N/2 XUs, 3 shared events and one new event per run),
+then measures, interleaved round by round so that every figure sees the same
+load: reading the same inputs (`ompfuse show`), `combine lgl`, `combine ctc`
+and `combine bc` -- CPU time (user + sys of the child) and peak RSS.
+With --ref OLD_OMPFUSE the old binary is measured in the same rounds.
+Prints min and median per figure, the ratio to reading, bytes per input
+XU beyond the values, the time exponent between consecutive sizes, and the
+targets next to them.
+
+usage: scale.py [--sizes 1e4,1e5,1e6] [--runs 10] [--repeat 3]
+                [--ref OLD_OMPFUSE] [--strategies lgl,ctc,bc] [--bc-steps 8]
+                BUILD_BIN_DIR WORK_DIR
+"""
+import argparse
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+TARGET_RATIO = {"lgl": 1.5, "ctc": 1.5, "bc": 3.0}
+
+
+def timed(cmd, cwd):
+    """(CPU s, peak RSS MB) through /usr/bin/time."""
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M"] + cmd, cwd=cwd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    if p.returncode:
+        raise SystemExit(f"scale.py: {' '.join(cmd)} failed ({p.returncode}): "
+                         f"{p.stderr.strip()}")
+    u, s, m = p.stderr.strip().splitlines()[-1].split()
+    return float(u) + float(s), int(m) / 1024.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1e4,1e5,1e6")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ref")
+    ap.add_argument("--strategies", default="lgl,ctc,bc")
+    ap.add_argument("--bc-steps", type=int, default=8)
+    ap.add_argument("bindir")
+    ap.add_argument("work")
+    a = ap.parse_args()
+    new = os.path.abspath(os.path.join(a.bindir, "ompfuse"))
+    bench = os.path.abspath(os.path.join(a.bindir, "bench_fusion"))
+    bins = [("new", new)] + ([("old", a.ref)] if a.ref else [])
+    strategies = a.strategies.split(",")
+    os.makedirs(a.work, exist_ok=True)
+    print(f"# load average at start: {os.getloadavg()[0]:.1f} "
+          f"(2 cores shared); CPU seconds, min / median of {a.repeat}")
+    print("| binary | step | XUs per run | inputs | CPU s min | CPU s median "
+          "| x read (median) | peak RSS MB | B/XU beyond values | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    prev = {}
+    for size in a.sizes.split(","):
+        n = int(float(size))
+        d = os.path.join(a.work, f"n{n}")
+        shutil.rmtree(d, ignore_errors=True)
+        t0 = time.time()
+        bc = "bc" in strategies
+        subprocess.run([bench, "--generate-only", "--runs", str(a.runs),
+                        "--xus", str(n), "--bc-steps", str(a.bc_steps if bc else 1),
+                        "--bc-xus", str(max(n // 2, 1) if bc else 1), d],
+                       check=True, stdout=subprocess.DEVNULL)
+        gen = time.time() - t0
+        lgl_in = [f"lgl{r}.ompf" for r in range(a.runs)]
+        bc_in = [f"bc{r}.ompf" for r in range(a.bc_steps + 1)]
+        steps = [("read lgl inputs", ["show"] + lgl_in, a.runs * n, 1)]
+        if bc:
+            steps.append(("read bc inputs", ["show"] + bc_in,
+                          len(bc_in) * (n // 2) * 2, 4))
+        for s in strategies:
+            ins = bc_in if s == "bc" else lgl_in
+            steps.append((f"combine {s}",
+                          ["combine", "--strategy", s, "-q", "-o", f"out_{s}.ompf"]
+                          + ins, len(ins) * (n if s != "bc" else (n // 2) * 2),
+                          4 if s == "bc" else 1))
+        res = {}
+        for _ in range(a.repeat):
+            for name, args, _, _ in steps:
+                for tag, b in bins:
+                    res.setdefault((tag, name), []).append(timed([b] + args, d))
+        for tag, _ in bins:
+            for name, args, xus, nev in steps:
+                cpu = [c for c, _ in res[(tag, name)]]
+                rss = max(m for _, m in res[(tag, name)])
+                mn, med = min(cpu), statistics.median(cpu)
+                read = "read bc inputs" if "bc" in name else "read lgl inputs"
+                rmed = statistics.median(c for c, _ in res[(tag, read)])
+                ratio = (med / rmed if rmed > 0 else float("nan")) if name.startswith("combine") else 1.0
+                beyond = (rss * 2**20 - xus * 8 * nev) / xus
+                strat = name.split()[-1]
+                target = ""
+                if name.startswith("combine"):
+                    target = f"<= {TARGET_RATIO[strat]} x read; <= 64 B/XU"
+                key = (tag, name)
+                exp = ""
+                if key in prev and prev[key][1] > 0 and med > 0:
+                    pn, pc = prev[key]
+                    exp = f"; exponent {math.log(med / pc) / math.log(n / pn):.2f}"
+                prev[key] = (n, med)
+                print(f"| {tag} | {name} | {n:.0e} | {xus} | {mn:.3f} | {med:.3f}{exp} "
+                      f"| {ratio:.2f} | {rss:.0f} | {beyond:.0f} | {target} |")
+        sys.stdout.flush()
+        print(f"# N={n}: inputs generated in {gen:.1f} s; load average now "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+/* Resolution after pass 1, and the salvage of truncated files: event
+ * sources, thread records (lost ones become empty threads) and the label
+ * trie (parent chains resolved across chunks; a chain lost with a
+ * truncated tail drops its labels). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "file_read.h"
+
+/* ---- resolution ------------------------------------------------------- */
+
+static int cmp_thread(const void *a, const void *b)
+{
+    const thread_rec_t *x = a, *y = b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int build_threads(rd_t *r)
+{
+    size_t nev = ompf_event_count(r->p);
+    if (r->n_th)
+        qsort(r->th, r->n_th, sizeof *r->th, cmp_thread);
+    for (size_t i = 0; i < r->n_th; i++) {
+        const thread_rec_t *t = &r->th[i];
+        if (i > 0 && t->index == r->th[i - 1].index)
+            return rd_fail(r, OMPF_EFORMAT, "thread index %llu is recorded twice; " MALFORMED,
+                        (unsigned long long)t->index);
+        if (t->index >= OMPF_MAX_THREADS)
+            return rd_fail(r, OMPF_ERANGE, "thread index %llu is not below the limit "
+                        "OMPF_MAX_THREADS = %u (docs/format.md, Limits)",
+                        (unsigned long long)t->index, OMPF_MAX_THREADS);
+        if (t->index >= r->n_th + FMT_MAX_SALVAGE_THREADS)
+            return rd_fail(r, OMPF_ERANGE, "thread index %llu is out of range (%zu thread "
+                        "records); " MALFORMED, (unsigned long long)t->index, r->n_th);
+        /* A thread whose record was lost (truncation, or a writer that could
+         * not profile it) gets an empty record: indices are positions. */
+        while (ompf_thread_count(r->p) < t->index) {
+            uint32_t idx;
+            if (ompf_thread_add(r->p, -1, &idx))
+                return rd_oom(r);
+        }
+        uint32_t idx;
+        if (ompf_thread_add(r->p, t->os_tid, &idx))
+            return rd_oom(r);
+        ompf_thread_t *pt = ompf_thread_get(r->p, idx);
+        for (size_t e = 0; e < nev; e++) {
+            pt->total[e] = t->vals[e];
+            pt->gap[e] = t->vals[nev + e];
+            pt->enabled_ns[e] = t->vals[2 * nev + e];
+            pt->running_ns[e] = t->vals[3 * nev + e];
+        }
+    }
+    return 0;
+}
+
+/* Walks each label's parent chain up to a resolved node and creates the
+ * trie nodes on the way back.  Detects cycles and dangling parents. */
+static int build_labels(rd_t *r)
+{
+    size_t n = r->n_lab;
+    r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
+    unsigned char *state = calloc(n + 1, 1); /* 0 new, 1 on stack, 2 done */
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    /* n records make at most n nodes: the trie never rehashes */
+    if (!r->lab_node || !state || !stack || ompf_label_reserve(r->p, n + 1)) {
+        free(state);
+        free(stack);
+        return rd_oom(r);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (state[i] == 2)
+            continue;
+        size_t sp = 0;
+        uint32_t cur = (uint32_t)i;
+        uint32_t top_node = NONE32; /* node of the resolved ancestor */
+        for (;;) {
+            if (state[cur] == 2) {
+                top_node = r->lab_node[cur];
+                break;
+            }
+            if (state[cur] == 1) {
+                rc = rd_fail(r, OMPF_EFORMAT, "label ids form a cycle through id %llu (a node is "
+                          "its own ancestor); " MALFORMED, (unsigned long long)r->lab[cur].id);
+                break;
+            }
+            state[cur] = 1;
+            stack[sp++] = cur;
+            uint64_t pid = r->lab[cur].parent;
+            if (pid == 0) {
+                top_node = OMPF_LABEL_ROOT;
+                break;
+            }
+            uint32_t prec = fmt_idmap_get(&r->lab_map, pid);
+            if (prec == NONE32) {
+                if (!r->truncated) {
+                    rc = rd_fail(r, OMPF_EFORMAT, "label id %llu has parent id %llu, which is "
+                              "not defined (dangling id); " MALFORMED,
+                              (unsigned long long)r->lab[cur].id, (unsigned long long)pid);
+                    break;
+                }
+                top_node = NONE32; /* lost with the truncated tail */
+                break;
+            }
+            cur = prec;
+        }
+        if (rc)
+            break;
+        while (sp > 0) {
+            uint32_t k = stack[--sp];
+            uint32_t node = NONE32;
+            if (top_node != NONE32) {
+                int arc = ompf_label_child(r->p, top_node, r->lab[k].comp, &node);
+                if (arc == OMPF_ERANGE && ompf_label_depth(r->p, top_node) >=
+                                              OMPF_MAX_LABEL_DEPTH) {
+                    rc = rd_fail(r, OMPF_ERANGE, "label id %llu is deeper than %u components, "
+                              "the limit OMPF_MAX_LABEL_DEPTH (docs/format.md, Limits)",
+                              (unsigned long long)r->lab[k].id, OMPF_MAX_LABEL_DEPTH);
+                    break;
+                }
+                if (arc) {
+                    rc = arc == OMPF_ENOMEM ? rd_oom(r)
+                                            : rd_fail(r, OMPF_EFORMAT, "label id %llu cannot be "
+                                                   "added (%s)", (unsigned long long)r->lab[k].id,
+                                                   ompf_strerror(arc));
+                    break;
+                }
+            }
+            r->lab_node[k] = node;
+            state[k] = 2;
+            top_node = node;
+        }
+    }
+    free(state);
+    free(stack);
+    if (rc)
+        return rc;
+    /* From now on the map gives trie nodes directly: the records can go
+     * before the XUs are loaded (peak memory). */
+    for (size_t i = 0; i < n; i++)
+        if (fmt_idmap_get(&r->lab_map, r->lab[i].id) == i)
+            fmt_idmap_set(&r->lab_map, r->lab[i].id,
+                          r->lab_node[i] == NONE32 ? LABEL_DROPPED : r->lab_node[i]);
+    free(r->lab);
+    free(r->lab_node);
+    r->lab = NULL;
+    r->lab_node = NULL;
+    r->n_lab = r->cap_lab = 0;
+    return 0;
+}
+
+int rd_resolve(rd_t *r)
+{
+    r->chunk_type = 0;
+    size_t nev = ompf_event_count(r->p), nsrc = ompf_source_count(r->p);
+    for (size_t e = 0; e < nev; e++) {
+        int32_t s = r->ev_source[e];
+        if (s >= 0 && (size_t)s >= nsrc && r->truncated)
+            s = -1; /* the SOURCES chunk was lost with the tail */
+        if (s >= 0 && (size_t)s >= nsrc)
+            return rd_fail(r, OMPF_ERANGE, "event '%s' refers to source %d but the profile has "
+                        "%zu sources; " MALFORMED, ompf_event_get(r->p, (uint32_t)e)->name, s,
+                        nsrc);
+        if (ompf_event_set_source(r->p, (uint32_t)e, s))
+            return rd_fail(r, OMPF_EFORMAT, "event '%s': source %d rejected",
+                        ompf_event_get(r->p, (uint32_t)e)->name, s);
+    }
+    int rc = build_threads(r);
+    if (!rc)
+        rc = build_labels(r);
+    return rc;
+}
