@@ -163,9 +163,10 @@ def normalise(text, mask, work, repo):
     while lines and not lines[-1]:
         lines.pop()
     if mask != "none":
-        # numbers: also hexadecimal words with a digit (run ids, build ids,
-        # addresses), which differ by run as counts do
-        num = r"\d+\.\d+" if mask == "decimals" else r"\b(?:0x)?[0-9a-f]*\d[0-9a-f]*\b|\d+(?:\.\d+)?"
+        # numbers: 1 and 0.9997 alike (a column prints either), and
+        # hexadecimal words with a digit (run ids, build ids, addresses),
+        # which differ by run as counts do
+        num = r"\d+\.\d+" if mask == "decimals" else r"\d+\.\d+(?:e[+-]?\d+)?|\b(?:0x)?[0-9a-f]*\d[0-9a-f]*\b"
         lines = [" ".join(re.sub(num, "#", l).split()) for l in lines]
     return lines
 
