@@ -42,6 +42,7 @@ import difflib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -223,6 +224,14 @@ def main(argv):
     os.symlink(build, os.path.join(work, "build"))
     for b in ("cg", "mg", "knapsack"):
         os.symlink(os.path.join(build, "bin", b), os.path.join(work, b))
+    try:
+        return check(doc, lines, blocks, build, work, repo, update)
+    finally:
+        if not keep:
+            subprocess.run(["rm", "-rf", work])
+
+
+def check(doc, lines, blocks, build, work, repo, update):
     sh = Shell(work, build)
     failed = ran = 0
     edits = []  # (first line, last line, new lines) for --update
@@ -269,11 +278,11 @@ def main(argv):
         with open(doc, "w") as f:
             f.write("\n".join(lines))
         print(f"{doc}: {len(edits)} block(s) rewritten")
-    if not keep:
-        subprocess.run(["rm", "-rf", work])
     print(f"{doc}: {len(blocks)} blocks, {ran} commands, {failed} failed")
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
+    # a ctest timeout sends SIGTERM: leave through main's clean-up
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     sys.exit(main(sys.argv))
