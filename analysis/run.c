@@ -172,8 +172,14 @@ static int construct_matches(const ompf_profile_t *p, uint32_t c, const char *v)
     size_t ln = strlen(k->name), lv = strlen(v);
     if (!strcmp(k->name, v) || (k->function && !strcmp(k->function, v)))
         return 1;
+    /* a resolved key is "file:line function": match V on its location */
+    size_t lf = k->function ? strlen(k->function) : 0;
+    if (lf && ln > lf + 1 && k->name[ln - lf - 1] == ' ' && !strcmp(k->name + ln - lf, k->function))
+        ln -= lf + 1;
+    if (ln == lv && !strncmp(k->name, v, lv))
+        return 1;
     /* "cg.c:274" matches ".../cg.c:274" */
-    return ln > lv && !strcmp(k->name + ln - lv, v) && k->name[ln - lv - 1] == '/';
+    return ln > lv && !strncmp(k->name + ln - lv, v, lv) && k->name[ln - lv - 1] == '/';
 }
 
 static int filter_make(const ompf_profile_t *p, const awhere_t *w, afilter_t *f,
