@@ -1,6 +1,8 @@
 /* The Slurm launcher: collect what earlier submissions finished, submit the
  * rest as one job array, wait with progress (docs/cluster.md).  Only this
- * process writes the manifest; array tasks leave marker files. */
+ * process writes the manifest; array tasks leave marker files.  One file
+ * over 600 lines: submission, collection and waiting share the job's state
+ * machine (slurm_task.c and slurm_markers.c hold the parts that do not). */
 #include "campaign_int.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* libompfcounters: libpfm4 encoding, per-thread perf_event groups, reads. */
+/* libompfcounters: libpfm4 encoding, per-thread perf_event groups, reads.
+ * One file over 600 lines: opening a group, reading it and diagnosing why a
+ * member failed share the group's state and its error paths. */
 #include "ompfuse/counters.h"
 #include "ompfuse/pfd.h"
 

@@ -1,6 +1,9 @@
 /* Behaviour Clustering (TACO 2017 §3.2, Alg. 3-4; docs/semantics.md,
  * Fusion), labelled and unlabelled.
  *
+ * One file over 600 lines: the grid, the pairing and the per-type steps
+ * share one context and run in one loop.
+ *
  * Runs are combined in a valid order (fuse.c).  Per type and step, the XUs
  * of the combined profile so far (prev) and of the next run (cur) are put
  * on a grid over the overlapping events, bounds taken over both sides.

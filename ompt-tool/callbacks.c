@@ -3,7 +3,11 @@
  *
  * Hot path rules: state lives in the thread (ft_self) and in pooled task
  * records hung off ompt_data_t; no locks, no global atomics, no malloc per
- * XU; at most one counter read (one read() or rdpmc) per boundary. */
+ * XU; at most one counter read (one read() or rdpmc) per boundary.
+ *
+ * One file over 600 lines: the callbacks share static inline helpers on
+ * the hot path (boundary reads, label steps, record writes) that must stay
+ * in one translation unit to be inlined without link-time optimisation. */
 #include <errno.h>
 #include <stddef.h>
 #include <sched.h>

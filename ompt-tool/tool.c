@@ -1,5 +1,7 @@
 /* libompfuse.so: OMPT entry point, configuration, threads, finalization.
- * Configuration and behaviour: docs/tool.md. */
+ * Configuration and behaviour: docs/tool.md.  One file over 600 lines: the
+ * start-up and the end of a run (configuration, threads, finalization)
+ * run in a fixed order over one global state. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/membarrier.h>

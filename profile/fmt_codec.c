@@ -1,5 +1,7 @@
 /* Byte-level codec of the profile format: buffers, varints, values,
- * strings, chunk framing (docs/format.md). */
+ * strings, chunk framing (docs/format.md).  One file over 600 lines: each
+ * encoder sits next to its decoder, so that a change to one is seen with
+ * the other. */
 #include <math.h>
 #include <stdlib.h>
 #include <zlib.h>

@@ -1,6 +1,8 @@
 /* The simulated program and its runs: XU latents, per-run variability,
  * list scheduling onto threads, counts (exact or multiplexed) and the
- * profiles the real tool would write. */
+ * profiles the real tool would write.  One file over 600 lines: each run
+ * walks one state (latents, schedule, counts) from XU to XU; split, the
+ * steps would share that state through a header for no reader's gain. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

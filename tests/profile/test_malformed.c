@@ -1,7 +1,8 @@
 /* Malformed inputs, table-driven (in the manner of libpfm4's validation
  * tests): each case builds or mutates a file, and states the error code and
  * a fragment of the message the reader must give.  No case may crash, leak
- * or return a profile. */
+ * or return a profile.  One file over 600 lines: it is one table, and the
+ * cases are read together. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

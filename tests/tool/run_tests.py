@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Tests of libompfuse.so: run programs under the tool, dump the profile
-with tool_dump and assert on it line by line.  Usage:
+with tool_dump and assert on it line by line.  One file over 600 lines:
+every ctest tool_* case is a function here sharing one runner, one dump
+parser and one set of programs, like LLVM's OMPT test driver.  Usage:
   run_tests.py TEST --tool LIB --dump DUMP --bindir DIR --src DIR --workdir DIR
 """
 import argparse

@@ -1,9 +1,11 @@
-/* Shared by the files of `ompfuse campaign`: cmd_campaign.c (options,
- * planning and running each benchmark), cmd_campaign_steps.c (the steps
- * after the runs: this binary's subcommands as children) and
- * cmd_campaign_results.c (table, verdicts, epd.tsv, report.html). */
-#ifndef OMPF_CMD_CAMPAIGN_H
-#define OMPF_CMD_CAMPAIGN_H
+/* libompfbench, the benchmark campaign behind `ompfuse campaign`: after a
+ * benchmark's runs, steps.c fuses (every strategy), cleans the HEM
+ * profiles and evaluates them (this binary's subcommands as children);
+ * results.c turns the results into the table, the verdicts, epd.tsv, the
+ * analysis pages and report.html.  cli/cmd_campaign.c parses the options,
+ * plans and runs each benchmark, and calls these. */
+#ifndef OMPF_BENCH_H
+#define OMPF_BENCH_H
 
 #include <limits.h>
 #include <stdio.h>
@@ -43,16 +45,36 @@ typedef struct result {
     int analysis_of;    /* the fused profile it analyses (a target) */
 } result_t;
 
+/* The campaign's settings, from its options (cli/cmd_campaign.c). */
+typedef struct settings {
+    const char *out;
+    char **events;
+    size_t nevents;
+    unsigned slots, repeats, threads, jobs;
+    unsigned auto_want; /* --events auto[:N]: chosen per benchmark */
+    double timeout;
+    /* --events auto: chooses a program's events (cli/events_auto.c) */
+    int (*choose_events)(const char *prog, char *const *argv, const char *dir, unsigned want,
+                         unsigned slots, const char *const *env, size_t nenv, char ***events,
+                         size_t *n);
+} settings_t;
+
+/* ---- driver.c ---- */
+/* One benchmark: plan (choosing its events first with --events auto), run,
+ * then the steps of steps.c; fills res. */
+void ompf_cmpc_do_bench(const char *name, char *const *argv, const char *schedule,
+                        const settings_t *s, result_t *res);
+
 double ompf_cmpc_now(void);
 
-/* ---- cmd_campaign_results.c ---- */
+/* ---- results.c ---- */
 /* The analysis page (ompfuse analyze --html) of each benchmark's best
  * fused profile: the fusion strategy with the lowest EPD, else LGL.
  * Written to RES.dir/analysis.html; res[i].analysis names it.  *io is set
  * when a page could not be written. */
 void ompf_cmpc_write_analyses(result_t *res, size_t n, int *io);
 
-/* ---- cmd_campaign_steps.c ---- */
+/* ---- steps.c ---- */
 /* Runs this binary with args (args[0] = subcommand); the child dies with
  * the campaign.  Its stderr (and its stdout when out is NULL) goes to
  * log_path, created only when something is written, and its last
@@ -74,7 +96,7 @@ size_t ompf_cmpc_runs_of(const ompf_campaign_t *c, int role, const char **out, s
 void ompf_cmpc_fuse_and_evaluate(result_t *res, const ompf_campaign_t *c,
                                  const ompf_plan_t *full, const char *name);
 
-/* ---- cmd_campaign_results.c ---- */
+/* ---- results.c ---- */
 void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n);
 /* DIR/epd.tsv; 0 or err names the file and the reason. */
 int ompf_cmpc_write_tsv(const char *path, const result_t *res, size_t n, ompf_error_t *err);

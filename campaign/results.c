@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_campaign.h"
+#include "bench.h"
 #include "ompfuse/analysis.h"
 #include "ompfuse/file.h"
 #include "ompfuse/evaluate.h"
