@@ -351,8 +351,13 @@ def t_plan_run():
     d = os.path.join(A.workdir, "plan-run")
     subprocess.run(["rm", "-rf", d])
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
+    # The HEM runs rotate 3 events through 2 slots; every event must get a
+    # window inside some XU.  At the default 4 ms period a run of a few ms
+    # on a loaded machine (ASan) could see too few rotations: 250 us gives
+    # every event many windows whatever the load.
     r = sh([A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
-            "--env", "OMP_NUM_THREADS=2", "-q", "--", A.prog] + args(), env=env)
+            "--env", "OMP_NUM_THREADS=2", "--env", "OMPFUSE_MUX_PERIOD_US=250", "-q",
+            "--", A.prog] + args(), env=env)
     check(r.returncode == 0, "run rc %d %s" % (r.returncode, r.stderr))
     runs = sorted(f for f in os.listdir(d) if f.endswith(".ompf"))
     check(len(runs) == sum(int(l[1]) for l in lines), "runs %s" % runs)
