@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "callback_list.h"
 #include "tool.h"
 #include "wstream.h"
 
@@ -936,20 +937,11 @@ static void on_masked(ompt_scope_endpoint_t endpoint,
 
 void ft_register_callbacks(ompt_set_callback_t set_cb)
 {
-#define REG(ev, fn)                                                           \
-    set_cb(ev, (ompt_callback_t)(fn))
-    REG(ompt_callback_thread_begin, on_thread_begin);
-    REG(ompt_callback_thread_end, on_thread_end);
-    REG(ompt_callback_parallel_begin, on_parallel_begin);
-    REG(ompt_callback_parallel_end, on_parallel_end);
-    REG(ompt_callback_implicit_task, on_implicit_task);
-    REG(ompt_callback_task_create, on_task_create);
-    REG(ompt_callback_task_schedule, on_task_schedule);
-    REG(ompt_callback_work, on_work);
-    REG(ompt_callback_sync_region, on_sync_region);
-    REG(ompt_callback_masked, on_masked);
-    int rc = REG(ompt_callback_dispatch, on_dispatch);
+    /* dispatch comes last: its result says whether chunks are seen */
+    int rc = 0;
+#define REG(ev, fn) rc = set_cb(ev, (ompt_callback_t)(fn));
+    OMPF_TOOL_CALLBACKS(REG)
+#undef REG
     ft_g.dispatch_ok = rc == ompt_set_always || rc == ompt_set_sometimes ||
                        rc == ompt_set_sometimes_paired;
-#undef REG
 }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callback_list.h"
+
 static int stamps;
 
 #define RING 4096
@@ -84,18 +86,9 @@ static int init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data)
     const char *m = getenv("FLOOR_MODE");
     stamps = m && !strcmp(m, "stamps");
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
-#define REG(ev, fn) set(ev, (ompt_callback_t)(fn))
-    REG(ompt_callback_thread_begin, on_thread_begin);
-    REG(ompt_callback_thread_end, on_thread_end);
-    REG(ompt_callback_parallel_begin, on_parallel_begin);
-    REG(ompt_callback_parallel_end, on_parallel_end);
-    REG(ompt_callback_implicit_task, on_implicit_task);
-    REG(ompt_callback_task_create, on_task_create);
-    REG(ompt_callback_task_schedule, on_task_schedule);
-    REG(ompt_callback_work, on_work);
-    REG(ompt_callback_sync_region, on_sync_region);
-    REG(ompt_callback_masked, on_masked);
-    REG(ompt_callback_dispatch, on_dispatch);
+#define REG(ev, fn) set(ev, (ompt_callback_t)(fn));
+    OMPF_TOOL_CALLBACKS(REG) /* the same callbacks as libompfuse.so */
+#undef REG
     return 1;
 }
 
