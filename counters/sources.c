@@ -3,7 +3,6 @@
 #include "sources.h"
 
 #include <ctype.h>
-#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <linux/hw_breakpoint.h> /* HW_BREAKPOINT_* only */
+
+#include "ompfuse/elf.h"
 
 #define SYSPMU "/sys/bus/event_source/devices"
 
@@ -133,54 +134,43 @@ int ompf_cnt_src_tp_why(const char *name, ompf_cnt_src_t *o)
 
 /* ---- uprobes ------------------------------------------------------------ */
 
-static int rd(FILE *f, long off, void *buf, size_t n)
-{
-    return fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n ? 0 : -1;
-}
-
 /* File offset of symbol sym in the ELF64 file f: 1 found, 0 not, -1 not
  * an ELF64 file.  .symtab first (static functions), then .dynsym. */
 static int elf_sym_offset(FILE *f, const char *sym, uint64_t *off)
 {
     Elf64_Ehdr eh;
-    if (rd(f, 0, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
-        eh.e_shnum > 4096 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-        eh.e_phnum > 4096)
+    Elf64_Shdr *sh;
+    if (ompf_elf_sections(f, &eh, &sh))
         return -1;
-    Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
-    Elf64_Phdr *ph = calloc(eh.e_phnum ? eh.e_phnum : 1, sizeof *ph);
+    Elf64_Phdr *ph = NULL;
     int found = 0;
     uint64_t value = 0;
-    if (!sh || !ph || rd(f, (long)eh.e_shoff, sh, eh.e_shnum * sizeof *sh) ||
-        rd(f, (long)eh.e_phoff, ph, eh.e_phnum * sizeof *ph))
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 4096) {
+        free(sh);
+        return -1;
+    }
+    ph = calloc(eh.e_phnum ? eh.e_phnum : 1, sizeof *ph);
+    if (!ph || ompf_elf_read_at(f, (long)eh.e_phoff, ph, eh.e_phnum * sizeof *ph))
         goto out;
     for (int pass = 0; pass < 2 && !found; pass++) {
         unsigned want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
         for (size_t i = 0; i < eh.e_shnum && !found; i++) {
-            if (sh[i].sh_type != want || sh[i].sh_link >= eh.e_shnum ||
-                sh[i].sh_size > (1u << 28))
+            void *data;
+            char *str;
+            size_t strsize;
+            if (sh[i].sh_type != want ||
+                ompf_elf_linked(f, &eh, sh, i, (size_t)1 << 28, &data, &str, &strsize))
                 continue;
-            const Elf64_Shdr *st = &sh[sh[i].sh_link];
-            if (st->sh_size > (1u << 28))
-                continue;
-            Elf64_Sym *syms = malloc(sh[i].sh_size + 1);
-            char *str = malloc(st->sh_size + 1);
-            if (syms && str && !rd(f, (long)sh[i].sh_offset, syms, sh[i].sh_size) &&
-                !rd(f, (long)st->sh_offset, str, st->sh_size)) {
-                str[st->sh_size] = '\0';
-                size_t ns = sh[i].sh_size / sizeof *syms;
-                for (size_t k = 0; k < ns; k++)
-                    if (syms[k].st_name < st->sh_size && syms[k].st_value &&
-                        syms[k].st_shndx != SHN_UNDEF &&
-                        !strcmp(str + syms[k].st_name, sym)) {
-                        value = syms[k].st_value;
-                        found = 1;
-                        break;
-                    }
-            }
-            free(syms);
+            const Elf64_Sym *syms = data;
+            size_t ns = sh[i].sh_size / sizeof *syms;
+            for (size_t k = 0; k < ns; k++)
+                if (syms[k].st_name < strsize && syms[k].st_value &&
+                    syms[k].st_shndx != SHN_UNDEF && !strcmp(str + syms[k].st_name, sym)) {
+                    value = syms[k].st_value;
+                    found = 1;
+                    break;
+                }
+            free(data);
             free(str);
         }
     }
