@@ -6,60 +6,7 @@
 #include <stdlib.h>
 
 #include "analysis_internal.h"
-
-static void swap(double *a, double *b)
-{
-    double t = *a;
-    *a = *b;
-    *b = t;
-}
-
-/* Places the k-th smallest of v[left..right] at v[k], smaller ones before
- * and larger ones after: Floyd and Rivest's SELECT (CACM 18(3), 1975),
- * which first narrows the range around k on a sample and so needs about
- * n + min(k, n - k) comparisons, against ~3n for a plain quickselect. */
-static void fr_select(double *v, ptrdiff_t left, ptrdiff_t right, ptrdiff_t k)
-{
-    while (right > left) {
-        if (right - left > 600) {
-            double n = (double)(right - left + 1), i = (double)(k - left + 1);
-            double z = log(n), s = 0.5 * exp(2 * z / 3);
-            double sd = 0.5 * sqrt(z * s * (n - s) / n) * (i - n / 2 < 0 ? -1 : 1);
-            ptrdiff_t nl = (ptrdiff_t)((double)k - i * s / n + sd);
-            ptrdiff_t nr = (ptrdiff_t)((double)k + (n - i) * s / n + sd);
-            fr_select(v, nl > left ? nl : left, nr < right ? nr : right, k);
-        }
-        double t = v[k];
-        ptrdiff_t i = left, j = right;
-        swap(&v[left], &v[k]);
-        if (v[right] > t)
-            swap(&v[right], &v[left]);
-        while (i < j) {
-            swap(&v[i], &v[j]);
-            i++;
-            j--;
-            while (v[i] < t)
-                i++;
-            while (v[j] > t)
-                j--;
-        }
-        if (v[left] == t) {
-            swap(&v[left], &v[j]);
-        } else {
-            j++;
-            swap(&v[j], &v[right]);
-        }
-        if (j <= k)
-            left = j + 1;
-        if (k <= j)
-            right = j - 1;
-    }
-}
-
-static void select_k(double *v, size_t n, size_t k)
-{
-    fr_select(v, 0, (ptrdiff_t)n - 1, (ptrdiff_t)k);
-}
+#include "ompfuse/select.h"
 
 double astats_quantile(double *v, size_t n, double q)
 {
@@ -67,7 +14,7 @@ double astats_quantile(double *v, size_t n, double q)
         return NAN;
     double h = (double)(n - 1) * q;
     size_t k = (size_t)floor(h);
-    select_k(v, n, k);
+    ompf_select_k(v, n, k);
     double a = v[k];
     if (k + 1 >= n || h == (double)k)
         return a;
@@ -152,15 +99,15 @@ void astats_compute(double *v, size_t n, astats_t *s)
     double h50 = (double)(n - 1) * 0.5, h5 = (double)(n - 1) * 0.05,
            h95 = (double)(n - 1) * 0.95;
     size_t k50 = (size_t)h50, k5 = (size_t)h5, k95 = (size_t)h95;
-    select_k(v, n, k50);
+    ompf_select_k(v, n, k50);
     s->median = interp(v, k50, h50, k50 + 1, n);
     if (k5 < k50) {
-        select_k(v, k50, k5);
+        ompf_select_k(v, k50, k5);
         s->p5 = interp(v, k5, h5, k5 + 1, k50 + 1);
     } else {
         s->p5 = interp(v, k5, h5, k50 + 1, n);
     }
     if (k95 > k50)
-        select_k(v + k50 + 1, n - k50 - 1, k95 - k50 - 1);
+        ompf_select_k(v + k50 + 1, n - k50 - 1, k95 - k50 - 1);
     s->p95 = interp(v, k95, h95, k95 + 1, n);
 }

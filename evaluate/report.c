@@ -353,8 +353,10 @@ int ompf_report_write(FILE *f, const char *title,
                       "between targets (--pair to choose).",
                       f);
             fputs("</p>\n<div class=\"multi\">\n", f);
+            double rlo[2], rhi[2];
+            ompf__report_scatter_ref(g, pair, rlo, rhi);
             for (size_t t = 0; t < g->ntargets; t++)
-                ompf__report_scatter(f, g, t, pair, (int)gi);
+                ompf__report_scatter(f, g, t, pair, (int)gi, rlo, rhi);
             fputs("</div>\n", f);
         }
         fputs("</section>\n", f);

@@ -19,7 +19,11 @@ double ompf__nice_step(double x);
 void ompf__report_bars(FILE *f, const ompf_report_group_t *g, int gi);
 void ompf__report_heat_legend(FILE *f);
 void ompf__report_heatmap(FILE *f, const ompf_report_group_t *g, size_t t, int gi);
+/* The 0.5-99.5 % quantile ranges of the pair's reference series, shared
+ * by the scatter plots of every target (+-INFINITY when it has no XUs). */
+void ompf__report_scatter_ref(const ompf_report_group_t *g, size_t pair, double lo[2],
+                              double hi[2]);
 void ompf__report_scatter(FILE *f, const ompf_report_group_t *g, size_t t, size_t pair,
-                          int gi);
+                          int gi, const double ref_lo[2], const double ref_hi[2]);
 
 #endif

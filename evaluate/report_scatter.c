@@ -16,58 +16,11 @@
 #include <string.h>
 
 #include "ompfuse/evaluate.h"
+#include "ompfuse/select.h"
 #include "ompfuse/text.h"
 #include "report_internal.h"
 
 #define CELL 3.0 /* pixels per density cell */
-
-#define SWAP(x, y)                                                                 \
-    do {                                                                           \
-        double t_ = (x);                                                           \
-        (x) = (y);                                                                 \
-        (y) = t_;                                                                  \
-    } while (0)
-
-/* The k-th smallest of v[0..n) (v is reordered): quickselect with a
- * median-of-three pivot, O(n) expected. */
-static double kth(double *a, size_t n, size_t k)
-{
-    size_t l = 0, ir = n - 1;
-    for (;;) {
-        if (ir <= l + 1) {
-            if (ir == l + 1 && a[ir] < a[l])
-                SWAP(a[l], a[ir]);
-            return a[k];
-        }
-        size_t mid = l + (ir - l) / 2;
-        SWAP(a[mid], a[l + 1]);
-        if (a[l] > a[ir])
-            SWAP(a[l], a[ir]);
-        if (a[l + 1] > a[ir])
-            SWAP(a[l + 1], a[ir]);
-        if (a[l] > a[l + 1])
-            SWAP(a[l], a[l + 1]);
-        size_t i = l + 1, j = ir;
-        double p = a[l + 1];
-        for (;;) {
-            do
-                i++;
-            while (a[i] < p);
-            do
-                j--;
-            while (a[j] > p);
-            if (j < i)
-                break;
-            SWAP(a[i], a[j]);
-        }
-        a[l + 1] = a[j];
-        a[j] = p;
-        if (j >= k)
-            ir = j - 1;
-        if (j <= k)
-            l = i;
-    }
-}
 
 typedef struct series {
     const ompf_profile_t *p;
@@ -76,25 +29,50 @@ typedef struct series {
     size_t beyond;         /* drawn at the edge */
 } series_t;
 
-/* 0.5 and 99.5 % quantiles of column d (0: a, 1: b) over the XUs that
- * have both values; 0 when there are none. */
-static int series_range(const series_t *s, int d, double *lo, double *hi)
+/* Widens lo/hi (per axis) to the 0.5 and 99.5 % quantiles of the XUs of
+ * s that have both values, both axes in one pass; 0 when there are none. */
+static int series_range(const series_t *s, double lo[2], double hi[2])
 {
     size_t nx = ompf_xu_count(s->p), n = 0;
-    double *v = malloc((nx ? nx : 1) * sizeof *v);
+    double *v = malloc(2 * (nx ? nx : 1) * sizeof *v), *w = v + (nx ? nx : 1);
     if (!v)
         return 0;
     for (size_t i = 0; i < nx; i++) {
         const double *row = ompf_xu_values_const(s->p, i);
-        if (!isnan(row[s->ia]) && !isnan(row[s->ib]))
-            v[n++] = row[d ? s->ib : s->ia];
+        if (!isnan(row[s->ia]) && !isnan(row[s->ib])) {
+            v[n] = row[s->ia];
+            w[n++] = row[s->ib];
+        }
     }
-    if (n) {
-        *lo = kth(v, n, (size_t)floor(0.005 * (double)(n - 1)));
-        *hi = kth(v, n, (size_t)ceil(0.995 * (double)(n - 1)));
+    size_t kl = n ? (size_t)floor(0.005 * (double)(n - 1)) : 0;
+    size_t kh = n ? (size_t)ceil(0.995 * (double)(n - 1)) : 0;
+    for (int d = 0; d < 2 && n; d++) {
+        double *c = d ? w : v;
+        ompf_select_k(c, n, kl);
+        double l = c[kl];
+        ompf_select_k(c, n, kh);
+        double h = c[kh];
+        lo[d] = l < lo[d] ? l : lo[d];
+        hi[d] = h > hi[d] ? h : hi[d];
     }
     free(v);
     return n > 0;
+}
+
+void ompf__report_scatter_ref(const ompf_report_group_t *g, size_t pair, double lo[2],
+                              double hi[2])
+{
+    lo[0] = lo[1] = INFINITY;
+    hi[0] = hi[1] = -INFINITY;
+    ompf_eval_pair_info_t in;
+    ompf_eval_pair_info(g->eval, pair, &in);
+    if (!in.grid)
+        return;
+    series_t s = {.p = g->refs[in.repeat_refs[0]]};
+    s.ia = ompf_event_find(s.p, ompf_eval_event_name(g->eval, in.ev[0]));
+    s.ib = ompf_event_find(s.p, ompf_eval_event_name(g->eval, in.ev[1]));
+    if (s.ia >= 0 && s.ib >= 0)
+        series_range(&s, lo, hi);
 }
 
 static void axes(FILE *f, const double lo[2], const double hi[2], double ml, double mt,
@@ -188,7 +166,7 @@ static size_t draw_series(FILE *f, series_t *s, const char *cls, const char *col
 }
 
 void ompf__report_scatter(FILE *f, const ompf_report_group_t *g, size_t t, size_t pair,
-                          int gi)
+                          int gi, const double ref_lo[2], const double ref_hi[2])
 {
     const ompf_eval_t *ev = g->eval;
     ompf_eval_pair_info_t in;
@@ -207,16 +185,11 @@ void ompf__report_scatter(FILE *f, const ompf_report_group_t *g, size_t t, size_
     s[1].ib = s[1].p ? ompf_event_find(s[1].p, nb) : -1;
     int have_t = s[1].ia >= 0 && s[1].ib >= 0;
     const ompf_grid_t *gr = in.grid;
-    /* Axes: the union of each series' 0.5-99.5 % quantile ranges. */
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    for (int k = 0; k < 1 + have_t; k++)
-        for (int d = 0; d < 2; d++) {
-            double l, h;
-            if (series_range(&s[k], d, &l, &h)) {
-                lo[d] = l < lo[d] ? l : lo[d];
-                hi[d] = h > hi[d] ? h : hi[d];
-            }
-        }
+    /* Axes: the union of each series' 0.5-99.5 % quantile ranges (the
+     * reference's computed once per pair by ompf__report_scatter_ref). */
+    double lo[2] = {ref_lo[0], ref_lo[1]}, hi[2] = {ref_hi[0], ref_hi[1]};
+    if (have_t)
+        series_range(&s[1], lo, hi);
     for (int d = 0; d < 2; d++) {
         if (!(lo[d] <= hi[d]))
             lo[d] = hi[d] = gr->lo[d];
