@@ -169,17 +169,20 @@ typedef struct afilter {
 static int construct_matches(const ompf_profile_t *p, uint32_t c, const char *v)
 {
     const ompf_construct_t *k = ompf_construct_get(p, c);
-    size_t ln = strlen(k->name), lv = strlen(v);
     if (!strcmp(k->name, v) || (k->function && !strcmp(k->function, v)))
         return 1;
-    /* a resolved key is "file:line function": match V on its location */
-    size_t lf = k->function ? strlen(k->function) : 0;
-    if (lf && ln > lf + 1 && k->name[ln - lf - 1] == ' ' && !strcmp(k->name + ln - lf, k->function))
-        ln -= lf + 1;
-    if (ln == lv && !strncmp(k->name, v, lv))
+    /* a resolved construct matches V on its location, file:line */
+    if (!k->file || !*k->file || k->line <= 0)
+        return 0;
+    char loc[4096];
+    int ln = snprintf(loc, sizeof loc, "%s:%d", k->file, (int)k->line);
+    size_t lv = strlen(v);
+    if (ln < 0 || (size_t)ln >= sizeof loc)
+        return 0;
+    if (!strcmp(loc, v))
         return 1;
     /* "cg.c:274" matches ".../cg.c:274" */
-    return ln > lv && !strncmp(k->name + ln - lv, v, lv) && k->name[ln - lv - 1] == '/';
+    return (size_t)ln > lv && !strcmp(loc + ln - lv, v) && loc[(size_t)ln - lv - 1] == '/';
 }
 
 static int filter_make(const ompf_profile_t *p, const awhere_t *w, afilter_t *f,

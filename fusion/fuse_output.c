@@ -249,11 +249,13 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         if (rc)
             break;
         /* the parts come with the timing: both from the base run */
-        uint32_t np;
-        ompf_part_t one;
-        const ompf_part_t *pt = ompf_xu_parts(base, tp[b], &np, &one);
-        if (ompf_xu_has_parts(base, tp[b]) && (rc = ompf_xu_set_parts(out, i, pt, np)))
-            break;
+        if (ompf_xu_has_parts(base, tp[b])) {
+            uint32_t np;
+            ompf_part_t one;
+            const ompf_part_t *pt = ompf_xu_parts(base, tp[b], &np, &one);
+            if ((rc = ompf_xu_set_parts(out, i, pt, np)))
+                break;
+        }
         uint64_t *pv = ompf_xu_provenance(out, i);
         for (size_t r = 0; r < n; r++)
             pv[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;
