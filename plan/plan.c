@@ -303,38 +303,21 @@ int ompf_plan_save(const ompf_plan_t *p, const char *path, ompf_error_t *err)
                                    "%s", strerror(errno))
                   : 0;
     }
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp)
-        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
-    int direct = ompf_output_is_special(path); /* a device: written, not renamed over */
-    if (direct)
-        snprintf(tmp, len, "%s", path);
-    else
-        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    /* a temporary renamed over path, or a device written directly */
+    ompf_outfile_t *o;
+    FILE *f;
+    ompf_error_t e2;
+    int rc = ompf_outfile_open(path, &o, &f, &e2);
+    if (rc)
+        return ompf_error_set(err, rc, "cannot write the plan %s: %s", path, e2.msg);
+    if (ompf_plan_write(p, f)) {
         int e = errno;
-        free(tmp);
-        return ompf_error_set(err, OMPF_EIO,
-                              "cannot write the plan %s: %s; check that its "
-                              "directory exists and is writable",
-                              path, strerror(e));
+        ompf_outfile_abort(o);
+        return ompf_error_set(err, OMPF_EIO, "cannot write the plan %s: %s", path,
+                              strerror(e));
     }
-    int rc = ompf_plan_write(p, f);
-    if (fclose(f) != 0)
-        rc = OMPF_EIO;
-    if (rc == 0 && !direct && rename(tmp, path) != 0)
-        rc = OMPF_EIO;
-    if (rc) {
-        int e = errno;
-        if (!direct)
-            unlink(tmp);
-        free(tmp);
-        return ompf_error_set(err, OMPF_EIO, "cannot write the plan %s: %s",
-                              path, strerror(e));
-    }
-    free(tmp);
+    if ((rc = ompf_outfile_commit(o, &e2)))
+        return ompf_error_set(err, rc, "cannot write the plan %s: %s", path, e2.msg);
     return 0;
 }
 
