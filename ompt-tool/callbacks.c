@@ -230,7 +230,6 @@ static inline void boundary_read(ft_thread_t *t)
         return;
     }
     if (ft_read_sample(t) != 0) {
-        t->read_failed++;
         ft_read_lost(t, "reading the counters failed (descriptor closed "
                         "or replaced)");
         return;

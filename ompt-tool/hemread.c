@@ -259,23 +259,13 @@ static void open_kernel(ft_thread_t *t, ft_hem_t *h)
     for (size_t i = 0; i < ft_g.nev; i++) {
         if (ompf_cnt_set_status(ft_g.set, i, NULL) != OMPF_CNT_OK)
             continue; /* reported once at start */
-        ompf_event_t ev;
-        ompf_cnt_set_event(ft_g.set, i, &ev);
+        /* the set's own attr, as the plain mode opens it: every field the
+           encoding set (a uprobe's path pointer, a breakpoint's bp_type) */
         struct perf_event_attr a;
-        memset(&a, 0, sizeof a);
-        a.size = sizeof a;
-        a.type = ev.pe_type;
-        a.config = ev.config;
-        a.config1 = ev.config1;
-        a.config2 = ev.config2;
-        /* the set's own attr: a uprobe's config1 is a pointer to its path,
-           which the profile's encoding records as 0 */
-        struct perf_event_attr full;
-        if (ompf_cnt_set_attr(ft_g.set, i, &full, sizeof full) == 0)
-            a.config1 = full.config1, a.config2 = full.config2;
-        a.exclude_user = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_USER);
-        a.exclude_kernel = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_KERNEL);
-        a.exclude_hv = !!(ev.pe_flags & OMPF_PEF_EXCLUDE_HV);
+        if (ompf_cnt_set_attr(ft_g.set, i, &a, sizeof a) != 0)
+            continue;
+        a.inherit = 0;
+        const char *name = ompf_cnt_set_name(ft_g.set, i);
         ompf_error_t err = {0, ""};
         ompf_hemhw_t *hw = NULL;
         if (ompf_hemhw_open(&a, 1, 0, -1, &hw, &err) != 0) {
@@ -284,9 +274,9 @@ static void open_kernel(ft_thread_t *t, ft_hem_t *h)
             char key[300], what[160], msg[600];
             ompf_cnt_diagnose(ft_g.set, i, e, what, sizeof what);
             ft_read_note_fail(i, what);
-            snprintf(key, sizeof key, "hemhw-%s", ev.name);
+            snprintf(key, sizeof key, "hemhw-%s", name);
             snprintf(msg, sizeof msg, "event %s: %s; its values are missing",
-                     ev.name, what);
+                     name, what);
             ft_degrade(key, msg);
             continue;
         }
@@ -357,12 +347,11 @@ void ft_hem_open(ft_thread_t *t)
 void ft_hem_boundary(ft_thread_t *t)
 {
     ft_hem_t *h = t->hem;
-    if (!h || !h->n)
+    if (!h || !h->n || !t->have) /* none, or lost: no read per boundary */
         return;
     uint64_t v[OMPF_CNT_MAX_EVENTS], e[OMPF_CNT_MAX_EVENTS],
         r[OMPF_CNT_MAX_EVENTS];
     if (sample(h, v, e, r) != 0) {
-        t->read_failed++;
         ft_read_lost(t, "reading the counters failed (descriptor closed "
                         "or replaced)");
         return;

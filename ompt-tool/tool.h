@@ -105,7 +105,6 @@ typedef struct ft_thread {
     int in_cb;              /* inside a callback (finalize handshake) */
     int ended;
     int mux;                /* multiplexing seen on this thread */
-    int read_failed;
     uint64_t tl_recovered;  /* taskloop chunks without dispatch event */
     uint64_t tl_waited;     /* of those, run and finished by a thief before
                                the creator stored their chunk */
