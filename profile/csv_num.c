@@ -7,6 +7,7 @@
 
 #include "csv_num.h"
 #include "ompfuse/profile.h"
+#include "profile_internal.h"
 
 /* A count: decimal digits only, parsed exactly (never through double).
  * -1: not digits (sign, hex, fraction, exponent, blank); -2: above
@@ -72,8 +73,7 @@ int ompf__csv_value(const char *s, double *out, uint64_t *exact)
         if (rc)
             return rc;
         double d = (double)u;
-        /* 2^64 itself is no uint64_t: compare in double first. */
-        if (d >= 18446744073709551616.0 || (uint64_t)d != u) {
+        if (!ompf__double_exact(u)) {
             if (*s == '-')
                 return -3;
             *exact = u;

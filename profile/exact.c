@@ -63,9 +63,9 @@ static int rehash(ompf_profile_t *p, size_t cap)
 }
 
 /* Whether a double holds v exactly (then no entry is needed). */
-static int double_exact(uint64_t v)
+int ompf__double_exact(uint64_t v)
 {
-    double d = (double)v;
+    double d = (double)v; /* 2^64 itself is no uint64_t: compare in double first */
     return d < TWO64 && (uint64_t)d == v;
 }
 
@@ -74,7 +74,7 @@ int ompf_xu_value_set_u64(ompf_profile_t *p, size_t i, uint32_t e, uint64_t v)
     if (!p || i >= p->n_xu || e >= p->n_ev)
         return OMPF_EINVAL;
     uint64_t k = (uint64_t)(i * p->n_ev + e) + 1;
-    if (double_exact(v)) {
+    if (ompf__double_exact(v)) {
         if (p->ex_cap) {
             size_t h = find(p, k);
             if (p->ex_key[h])

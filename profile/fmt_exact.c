@@ -8,7 +8,6 @@
 #include "fmt.h"
 #include "profile_internal.h"
 
-#define TWO64 18446744073709551616.0
 
 void fmt_enc_exact(fmt_buf_t *b, const ompf_profile_t *p, const uint64_t *pairs, size_t n)
 {
@@ -52,9 +51,8 @@ int fmt_exact_decode(fmt_exact_t *x, fmt_cur_t *c, uint32_t count, char *why, si
         r.value = fmt_cur_uv(c);
         if (c->bad)
             return 0; /* the caller reports the cursor */
-        double d = (double)r.value;
         /* Only counts no double holds: one representation per value. */
-        if (d < TWO64 && (uint64_t)d == r.value) {
+        if (ompf__double_exact(r.value)) {
             snprintf(why, len, "XU id %llu event %llu: exact count %llu is one a value "
                      "holds (only counts no 64-bit float holds belong here)",
                      (unsigned long long)r.xu, (unsigned long long)r.event,

@@ -61,6 +61,8 @@ struct ompf_profile {
 char *ompf__strdup(const char *s);
 void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* Whether a double holds the count v exactly (profile/exact.c). */
+int ompf__double_exact(uint64_t v);
 int ompf__label_init(ompf_profile_t *p);
 void ompf__label_free(ompf_profile_t *p);
 void ompf__exact_free(ompf_profile_t *p);
