@@ -218,15 +218,8 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.tool_path = o->tool_path;
     co.progress = -1; /* the runs as they end: the pilots take a minute or more */
     co.log = o->log;
-    /* the pilots count everything at once: no emulated limit */
-    char *saved = getenv("OMPFUSE_PMU_SLOTS") ? strdup(getenv("OMPFUSE_PMU_SLOTS")) : NULL;
-    setenv("OMPFUSE_PMU_SLOTS", "64", 1);
+    co.slots = 64; /* the pilots count everything at once: no emulated limit */
     int rc = ompf_campaign_create(plan, argv, &co, out, err);
-    if (saved) {
-        setenv("OMPFUSE_PMU_SLOTS", saved, 1);
-        free(saved);
-    } else
-        unsetenv("OMPFUSE_PMU_SLOTS");
     if (rc == 0)
         rc = ompf_campaign_execute(*out, err);
     if (rc == OMPF_CAMPAIGN_INCOMPLETE)

@@ -41,7 +41,7 @@ typedef struct ompf_auto_round {
     int status;      /* waitpid's */
 } ompf_auto_round_t;
 
-double ompf_auto_now(void);
+double ompf_cmpi_now(void); /* monotonic seconds (campaign/campaign.c) */
 /* Runs argv once with names counted (n may be 0: a plain timing run).
  * 0 (r filled, even when the program failed: r->failed), OMPF_EPERM when
  * the counters may not be opened (err says to run as root). */

@@ -27,13 +27,6 @@
 #include "autoevents_internal.h"
 #include "ompfuse/counters.h"
 
-double ompf_auto_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void child(int rd, char *const *argv, const char *const *env, size_t nenv)
 {
     setpgid(0, 0);
@@ -141,7 +134,7 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
                               "(perf_event_paranoid is %d): run as root, or give the events "
                               "with --events LIST", ompf_cnt_paranoid());
     }
-    double t0 = ompf_auto_now();
+    double t0 = ompf_cmpi_now();
     if (write(p[1], "g", 1) != 1) {
         /* the child is gone: reaped below */
     }
@@ -151,7 +144,7 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid)
             break;
-        if (ompf_auto_now() - t0 > budget_s) {
+        if (ompf_cmpi_now() - t0 > budget_s) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
@@ -161,7 +154,7 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
-    r->seconds = ompf_auto_now() - t0;
+    r->seconds = ompf_cmpi_now() - t0;
     r->failed = !r->killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     r->status = status;
     for (size_t i = 0; i < n; i++) {
@@ -209,18 +202,18 @@ double ompf_auto_hit_cost(size_t n)
     ompf_cnt_set_destroy(set);
     if (fd < 0)
         return 0;
-    double t0 = ompf_auto_now();
+    double t0 = ompf_cmpi_now();
     for (size_t i = 0; i < n; i++)
         ompf_auto_probe_target();
-    double with = ompf_auto_now() - t0;
+    double with = ompf_cmpi_now() - t0;
     uint64_t hits = 0;
     if (read(fd, &hits, sizeof hits) != (ssize_t)sizeof hits)
         hits = 0;
     close(fd);
-    t0 = ompf_auto_now();
+    t0 = ompf_cmpi_now();
     for (size_t i = 0; i < n; i++)
         ompf_auto_probe_target();
-    double without = ompf_auto_now() - t0;
+    double without = ompf_cmpi_now() - t0;
     return hits == n ? (with - without) / (double)n : 0;
 }
 

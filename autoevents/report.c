@@ -85,8 +85,8 @@ int ompf_auto_load(const char *path, char ***names, size_t *n, ompf_error_t *err
 {
     *names = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f = NULL;
+    if (ompf_fopen_input(path, "the saved event choice", &f, NULL)) /* never blocks */
         return ompf_error_set(err, errno == ENOENT ? OMPF_ENOTFOUND : OMPF_EIO,
                               "cannot read %s: %s", path, strerror(errno));
     char line[8192];

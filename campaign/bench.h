@@ -65,7 +65,7 @@ typedef struct settings {
 void ompf_cmpc_do_bench(const char *name, char *const *argv, const char *schedule,
                         const settings_t *s, result_t *res);
 
-double ompf_cmpc_now(void);
+double ompf_cmpi_now(void); /* monotonic seconds (campaign/campaign.c) */
 
 /* ---- results.c ---- */
 /* The analysis page (ompfuse analyze --html) of each benchmark's best

@@ -307,8 +307,9 @@ int ompf_campaign_create(const ompf_plan_t *plan, char *const *argv,
         return rc;
     }
     const char *env_slots = getenv("OMPFUSE_PMU_SLOTS");
-    c->slots = env_slots && *env_slots ? (unsigned)atoi(env_slots)
-                                       : ompf_plan_slots(plan);
+    c->slots = c->o.slots                  ? c->o.slots
+               : env_slots && *env_slots ? (unsigned)atoi(env_slots)
+                                         : ompf_plan_slots(plan);
     c->n = ompf_plan_total_runs(plan, -1);
     c->runs = calloc(c->n ? c->n : 1, sizeof *c->runs);
     c->line = calloc(c->n ? c->n : 1, sizeof *c->line);

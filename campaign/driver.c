@@ -148,7 +148,7 @@ static void do_bench_events(const char *name, char *const *argv, const char *sch
                      const settings_t *given, result_t *res, char ***chosen_out,
                      size_t *nchosen)
 {
-    double t0 = ompf_cmpc_now();
+    double t0 = ompf_cmpi_now();
     settings_t local = *given; /* with --events auto: this benchmark's events */
     const settings_t *s = &local;
     char **chosen = NULL;
@@ -314,7 +314,7 @@ static void do_bench_events(const char *name, char *const *argv, const char *sch
     ompf_plan_destroy(plan);
     ompf_plan_destroy(built);
     ompf_plan_destroy(full);
-    res->seconds = ompf_cmpc_now() - t0;
+    res->seconds = ompf_cmpi_now() - t0;
 }
 
 void ompf_cmpc_do_bench(const char *name, char *const *argv, const char *schedule,

@@ -11,7 +11,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -19,13 +18,6 @@
 
 /* Removes path when it is an empty file (a log or output nothing was
  * written to: an empty file says nothing, or lies about a result). */
-double ompf_cmpc_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void drop_if_empty(const char *path)
 {
     struct stat sb;
@@ -248,12 +240,12 @@ void ompf_cmpc_fuse_and_evaluate(result_t *res, const ompf_campaign_t *c,
         args[k] = NULL;
         char log[PATH_MAX + 64];
         snprintf(log, sizeof log, "%s/combine-%s.log", logdir, tname[t]);
-        double ts = ompf_cmpc_now();
+        double ts = ompf_cmpi_now();
         char why[400];
         int x = ompf_cmpc_run_self(args, log, why, sizeof why, NULL);
         if (x == 0 && ompf_cmpc_file_nonempty(res->target_path[t])) {
             res->target_ok[t] = 1;
-            fprintf(stderr, "  combine %-13s ok (%.1f s)\n", tname[t], ompf_cmpc_now() - ts);
+            fprintf(stderr, "  combine %-13s ok (%.1f s)\n", tname[t], ompf_cmpi_now() - ts);
         } else {
             res->step_failed = 1;
             res->io_error |= ompf_cmpc_step_io_error(x, why);
@@ -321,7 +313,7 @@ void ompf_cmpc_fuse_and_evaluate(result_t *res, const ompf_campaign_t *c,
         snprintf(outp, sizeof outp, "%s/evaluate.txt", res->dir);
         snprintf(errp, sizeof errp, "%s/evaluate.log", logdir);
         if (ntargets) {
-            double ts = ompf_cmpc_now();
+            double ts = ompf_cmpi_now();
             char why[400], *text = NULL;
             int x = ompf_cmpc_run_self(args, errp, why, sizeof why, &text);
             /* evaluate's own table, kept next to the runs */
@@ -364,10 +356,10 @@ void ompf_cmpc_fuse_and_evaluate(result_t *res, const ompf_campaign_t *c,
                     res->step_failed = 1;
                 }
             if (x == 0)
-                fprintf(stderr, "  evaluate %zu targets: ok (%.1f s)\n", ntargets, ompf_cmpc_now() - ts);
+                fprintf(stderr, "  evaluate %zu targets: ok (%.1f s)\n", ntargets, ompf_cmpi_now() - ts);
             else
                 fprintf(stderr, "  evaluate %zu targets: FAILED: %s (%.1f s)\n", ntargets,
-                        why[0] ? why : "no message", ompf_cmpc_now() - ts);
+                        why[0] ? why : "no message", ompf_cmpi_now() - ts);
             if (x != 0) {
                 res->step_failed = 1;
                 res->io_error |= ompf_cmpc_step_io_error(x, why);

@@ -292,7 +292,7 @@ int ompf_cmd_campaign(int argc, char **argv)
     fprintf(stderr, "%u slots (OMPFUSE_PMU_SLOTS), %u reference repeats, "
                     "OMP_NUM_THREADS=%u, output in %s\n",
             s.slots, s.repeats, s.threads, s.out);
-    double t0 = ompf_cmpc_now();
+    double t0 = ompf_cmpi_now();
     size_t nres = custom ? 1 : nsel;
     result_t *res = calloc(nres, sizeof *res);
     if (!res) {
@@ -378,9 +378,9 @@ int ompf_cmd_campaign(int argc, char **argv)
     if (wrote_html || wrote_tsv)
         printf("\n%s%s%s%s   total time %.0f s\n", wrote_html ? "report: " : "",
                wrote_html ? html : "", wrote_tsv ? "   table: " : "", wrote_tsv ? tsv : "",
-               ompf_cmpc_now() - t0);
+               ompf_cmpi_now() - t0);
     else
-        printf("\nno report written   total time %.0f s\n", ompf_cmpc_now() - t0);
+        printf("\nno report written   total time %.0f s\n", ompf_cmpi_now() - t0);
     for (size_t i = 0; i < nres; i++)
         if (res[i].analysis[0])
             printf("analysis: %s/%s   (%s, fused-%s.ompf)\n", s.out, res[i].analysis,

@@ -52,6 +52,8 @@ typedef struct ompf_campaign_opts {
     const char *const *env; /* extra "KEY=VALUE" for every run (and the
                                plain run), e.g. OMP_SCHEDULE */
     size_t n_env;
+    unsigned slots;        /* the runs' OMPFUSE_PMU_SLOTS; 0: the
+                              environment's, else the plan's */
     /* Slurm launcher (ompf_campaign_execute_slurm) */
     const char *partition;     /* sbatch -p; NULL: the cluster's default */
     unsigned max_parallel;     /* array throttle %K; 0: no limit */
