@@ -59,6 +59,7 @@ typedef struct cand {
     uint64_t addr;
     int line;
     const char *file;
+    size_t seq; /* order found: of one address, the first found is kept */
 } cand_t;
 
 /* Functions of the program worth probing: everything defined with a size
@@ -121,9 +122,6 @@ static int read_funcs(Elf *elf, func_t **out, size_t *n)
 static int add_line(cand_t **c, size_t *n, size_t *cap, size_t f, uint64_t a, int line,
                     const char *file)
 {
-    for (size_t i = 0; i < *n; i++)
-        if ((*c)[i].addr == a)
-            return 0;
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 64;
         cand_t *g = realloc(*c, *cap * sizeof *g);
@@ -131,14 +129,17 @@ static int add_line(cand_t **c, size_t *n, size_t *cap, size_t f, uint64_t a, in
             return -1;
         *c = g;
     }
-    (*c)[(*n)++] = (cand_t){f, a, line, file};
+    (*c)[*n] = (cand_t){f, a, line, file, *n};
+    (*n)++;
     return 0;
 }
 
 static int by_addr(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
@@ -200,7 +201,14 @@ int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
                             "(is it built with -g and not stripped?)", binary);
     if (rc)
         goto out;
+    /* sorted by address; of one address (several line-table rows), the
+     * row found first: one pass, not a search per row */
     qsort(c, nc, sizeof *c, by_addr);
+    size_t u = 0;
+    for (size_t k = 0; k < nc; k++)
+        if (!u || c[k].addr != c[u - 1].addr)
+            c[u++] = c[k];
+    nc = u;
     size_t take = nc < max ? nc : max;
     *names = calloc(take + 1, sizeof **names);
     *where = calloc(take + 1, sizeof **where);
