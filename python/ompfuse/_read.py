@@ -64,11 +64,10 @@ def _rounded(col):
     return col.dtype.kind == "f" and (col.abs() >= 2.0 ** 53).any()
 
 
-def _exact_counts(csv, name, col, status):
-    """Column name again as text: UInt64 with the exact counts when every
-    cell is empty or a count up to 2^64-1, else float64 (correctly rounded
-    by float())."""
-    text = pd.read_csv(csv, usecols=[name], dtype=str, keep_default_na=False)[name]
+def _exact_counts(text, name, col, status):
+    """Column name again, from its text: UInt64 with the exact counts when
+    every cell is empty or a count up to 2^64-1, else float64 (correctly
+    rounded by float())."""
     if status != "estimated" and text.str.fullmatch(r"[0-9]*").all():
         return pd.Series(pd.array([int(t) if t else pd.NA for t in text], dtype="UInt64"),
                          index=col.index, name=name)
@@ -164,9 +163,14 @@ def read(path, ompfuse=None, resolve=True):
                          float_precision="round_trip")
         for c, t in _FIXED.items():
             df[c] = df[c].astype(t)
+        # the rare columns pandas may have rounded, read again as text at
+        # once (one more parse of the file, not one per column)
+        again = [n for n in df.columns[len(_FIXED):] if _rounded(df[n])]
+        text = pd.read_csv(csv, usecols=again, dtype=str, keep_default_na=False) \
+            if again else None
         for name in df.columns[len(_FIXED):]:
-            df[name] = _exact_counts(csv, name, df[name], status.get(name)) if _rounded(df[name]) \
-                else _event_column(df[name], status.get(name))
+            df[name] = _exact_counts(text[name], name, df[name], status.get(name)) \
+                if name in again else _event_column(df[name], status.get(name))
     if m["truncated"]:
         warnings.warn("%s: %s" % (os.fspath(path), m["salvage_note"]), stacklevel=2)
     p = Profile(os.fspath(path), m, df)
