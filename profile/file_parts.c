@@ -46,65 +46,56 @@ static int rec_cmp(const void *a, const void *b)
     return (x->part.end_ns > y->part.end_ns) - (x->part.end_ns < y->part.end_ns);
 }
 
-typedef struct idx {
-    uint64_t id;
-    size_t i;
-} idx_t;
-
-static int idx_cmp(const void *a, const void *b)
-{
-    const idx_t *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
                      char *msg, size_t msglen)
 {
     if (!ps->n)
         return 0;
-    size_t nxu = ompf_xu_count(p);
-    idx_t *ix = malloc((nxu ? nxu : 1) * sizeof *ix);
-    if (!ix)
-        return OMPF_ENOMEM;
-    for (size_t i = 0; i < nxu; i++)
-        ix[i] = (idx_t){ompf_xu_get(p, i)->id, i};
-    qsort(ix, nxu, sizeof *ix, idx_cmp);
+    /* The records sorted by XU id then start; each id's run found through
+     * an id map, so that one pass over the XUs places them (no index of
+     * every XU): memory and time per part record, not per XU. */
     qsort(ps->rec, ps->n, sizeof *ps->rec, rec_cmp);
+    fmt_idmap_t first = {0};
+    unsigned char *used = calloc(ps->n, 1);
     ompf_part_t *run = malloc(ps->n * sizeof *run);
-    int rc = run ? 0 : OMPF_ENOMEM;
-    size_t j = 0;
-    for (size_t a = 0; a < ps->n && !rc;) {
-        uint64_t id = ps->rec[a].xu_id;
+    int rc = used && run && ps->n < UINT32_MAX ? 0 : OMPF_ENOMEM;
+    for (size_t a = 0; a < ps->n && !rc; a++) {
+        uint32_t old;
+        if ((!a || ps->rec[a].xu_id != ps->rec[a - 1].xu_id) &&
+            fmt_idmap_put(&first, ps->rec[a].xu_id, (uint32_t)a, &old))
+            rc = OMPF_ENOMEM;
+    }
+    size_t nxu = ompf_xu_count(p);
+    for (size_t i = 0; i < nxu && !rc; i++) {
+        const ompf_xu_t *x = ompf_xu_get(p, i);
+        uint32_t a = fmt_idmap_get(&first, x->id);
+        if (a == UINT32_MAX || used[a])
+            continue; /* no parts, or an id an earlier XU took */
+        used[a] = 1;
         size_t b = a;
-        while (b < ps->n && ps->rec[b].xu_id == id)
+        while (b < ps->n && ps->rec[b].xu_id == x->id)
             run[b - a] = ps->rec[b].part, b++;
-        while (j < nxu && ix[j].id < id)
-            j++;
-        const ompf_xu_t *x = j < nxu && ix[j].id == id ? ompf_xu_get(p, ix[j].i) : NULL;
-        if (!x) {
-            /* a task that never completed (the program ended inside it):
-               its parts have no XU */
-        } else if (x->parts != b - a) {
+        if (x->parts != b - a) {
             if (!truncated) {
                 snprintf(msg, msglen, "XU id %llu has %zu parts recorded but a parts "
-                         "count of %u", (unsigned long long)id, b - a, x->parts);
+                         "count of %u", (unsigned long long)x->id, b - a, x->parts);
                 rc = OMPF_EFORMAT;
             } else {
                 ++*dropped; /* some of its parts were lost: drawn as one span */
             }
-        } else {
-            rc = ompf_xu_set_parts(p, ix[j].i, run, (uint32_t)(b - a));
-            if (rc == OMPF_ERANGE)
-                snprintf(msg, msglen, "XU id %llu has %zu parts, more than the limit "
-                         "OMPF_MAX_PARTS_PER_XU = %u (docs/format.md, Limits)",
-                         (unsigned long long)id, b - a, OMPF_MAX_PARTS_PER_XU);
+            continue;
         }
-        a = b;
+        rc = ompf_xu_set_parts(p, i, run, (uint32_t)(b - a));
+        if (rc == OMPF_ERANGE)
+            snprintf(msg, msglen, "XU id %llu has %zu parts, more than the limit "
+                     "OMPF_MAX_PARTS_PER_XU = %u (docs/format.md, Limits)",
+                     (unsigned long long)x->id, b - a, OMPF_MAX_PARTS_PER_XU);
     }
+    /* parts of an id no XU has: a task that never completed (the program
+     * ended inside it); ignored */
+    fmt_idmap_free(&first);
+    free(used);
     free(run);
-    free(ix);
     return rc;
 }
 
