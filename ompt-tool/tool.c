@@ -188,8 +188,8 @@ static void configure_events(void)
         ompf_cnt_set_parse("", &ft_g.set, &err);
     }
     ft_g.nev = ompf_cnt_set_size(ft_g.set);
-    for (size_t i = 0; i < ft_g.nev; i++) {
-        char enc[160];
+    for (size_t i = 0; i < ft_g.nev && ft_cache_on(); i++) {
+        char enc[160]; /* encoded to text only when a cache keeps it */
         if (ompf_cnt_set_encoding(ft_g.set, i, enc, sizeof enc))
             ft_cache_put_event(ompf_cnt_set_name(ft_g.set, i), enc);
     }

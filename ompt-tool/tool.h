@@ -307,6 +307,7 @@ void ft_cache_save(void);
 const char *ft_cache_event(const char *name, void *ctx); /* ompf_cnt_lookup_t */
 void ft_cache_put_event(const char *name, const char *enc);
 /* 1 TSC (mult, shift), -1 no usable TSC, 0 not cached */
+int ft_cache_on(void);
 int ft_cache_clock(uint32_t *mult, uint16_t *shift);
 void ft_cache_put_clock(int tsc, uint32_t mult, uint16_t shift);
 /* CPUs in the table (0: not cached) */
