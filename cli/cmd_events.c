@@ -279,21 +279,18 @@ int ompf_cmd_events(int argc, char **argv)
         }
         char status[400];
         if (probe) {
-            const char *one[1] = {shown_name};
-            char why[512];
+            const char *one = shown_name;
             char with[600];
             /* libpfm4's tracepoint groups open only with a tracepoint */
             if (e->n_umasks && !e->software) {
                 snprintf(with, sizeof with, "%s:%s", e->name, e->umasks[0]);
-                one[0] = with;
+                one = with;
             }
-            if (ompf_plan_probe_compat(one, 1, NULL, why, sizeof why)) {
-                snprintf(status, sizeof status, one[0] == with ? "OPENS (as %.300s)" : "OPENS", with);
+            if (ompf_cli_probe_one(one, status, sizeof status)) {
+                if (one == with)
+                    snprintf(status, sizeof status, "OPENS (as %.300s)", with);
                 opened++;
             } else {
-                /* the reason repeats the name: keep what follows it */
-                const char *r = strstr(why, ": ");
-                snprintf(status, sizeof status, "fails: %.380s", r ? r + 2 : why);
                 failed++;
             }
         } else if (e->software) {

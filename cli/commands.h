@@ -24,6 +24,9 @@ int ompf_cli_auto_want(const char *events);
 int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, unsigned want,
                          unsigned slots, const char *const *env, size_t nenv, char ***events,
                          size_t *n);
+/* "OPENS" or "fails: why" for one event name, as the tool would open it
+ * (events_sources.c): 1 when it opens. */
+int ompf_cli_probe_one(const char *name, char *status, size_t n);
 int ompf_cmd_run(int argc, char **argv);      /* cmd_run.c */
 int ompf_cmd_combine(int argc, char **argv);  /* cmd_combine.c */
 int ompf_cmd_clean(int argc, char **argv);    /* cmd_clean.c */

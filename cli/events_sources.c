@@ -58,8 +58,7 @@ static void free_names(char **v, size_t n)
     free(v);
 }
 
-/* "OPENS" or "fails: why" for one name, as the tool would open it. */
-static int probe_one(const char *name, char *status, size_t n)
+int ompf_cli_probe_one(const char *name, char *status, size_t n)
 {
     const char *one[1] = {name};
     char why[512];
@@ -68,7 +67,7 @@ static int probe_one(const char *name, char *status, size_t n)
         return 1;
     }
     const char *r = strstr(why, ": "); /* the reason repeats the name */
-    snprintf(status, n, "fails: %.300s", r ? r + 2 : why);
+    snprintf(status, n, "fails: %.380s", r ? r + 2 : why);
     return 0;
 }
 
@@ -112,7 +111,7 @@ static void list_one(const char *name, void *ctx)
     struct listing *l = ctx;
     char status[400] = "";
     if (l->probe)
-        *(probe_one(name, status, sizeof status) ? &l->opened : &l->failed) += 1;
+        *(ompf_cli_probe_one(name, status, sizeof status) ? &l->opened : &l->failed) += 1;
     printf("  %-52s %s\n", name, status);
 }
 
@@ -137,7 +136,7 @@ static void list_pmus(int names, int probe, size_t *opened, size_t *failed)
             char name[512], status[400] = "";
             snprintf(name, sizeof name, "%s/%s/", pmus[i], evs[k]);
             if (probe)
-                *(probe_one(name, status, sizeof status) ? opened : failed) += 1;
+                *(ompf_cli_probe_one(name, status, sizeof status) ? opened : failed) += 1;
             printf("    %-40s %s\n", name, status);
         }
         free_names(evs, ne);
