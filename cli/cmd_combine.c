@@ -193,20 +193,14 @@ int ompf_cmd_combine(int argc, char **argv)
     snprintf(what, sizeof what, "combine %s", ompf_fuse_strategy_name(o.strategy));
     prog = ompf_progress_create(what, 2 * in_xus, "XUs", show_progress);
     o.progress = prog;
-    ompf_profile_t *fused = NULL;
     ompf_fuse_report_t *rep = NULL;
-    int rc = ompf_fuse((const ompf_profile_t *const *)in, paths, n, &o, &fused,
-                       &rep, &err);
+    ompf_stale_tmp_remove(out_path, stderr, "ompfuse combine");
+    /* Written as it is fused: the fused XUs are never all in memory. */
+    int rc = ompf_fuse_write((const ompf_profile_t *const *)in, paths, n, &o,
+                             out_path, &rep, &err);
     ompf_progress_destroy(prog);
     prog = NULL;
     if (rc) {
-        fprintf(stderr, "ompfuse combine: %s\n", err.msg);
-        ret = 2;
-        ompf_fuse_report_destroy(rep);
-        goto out;
-    }
-    ompf_stale_tmp_remove(out_path, stderr, "ompfuse combine");
-    if (ompf_profile_write(fused, out_path, &err)) {
         fprintf(stderr, "ompfuse combine: %s\n", err.msg);
         ret = 2;
     } else {
@@ -217,7 +211,6 @@ int ompf_cmd_combine(int argc, char **argv)
         ret = 0;
     }
     ompf_fuse_report_destroy(rep);
-    ompf_profile_destroy(fused);
 out:
     ompf_progress_destroy(prog);
     for (size_t i = 0; i < n; i++)

@@ -124,15 +124,17 @@ static void ctx_free(fz_ctx_t *c)
     free(c->res.v);
 }
 
-int ompf_fuse(const ompf_profile_t *const *inputs, const char *const *paths,
-              size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
-              ompf_fuse_report_t **report, ompf_error_t *err)
+/* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given. */
+static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
+                size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
+                const char *path, ompf_fuse_report_t **report, ompf_error_t *err)
 {
     if (out)
         *out = NULL;
     if (report)
         *report = NULL;
-    if (!inputs || !opts || !out || (unsigned)opts->strategy >= OMPF_FUSE_STRATEGY_COUNT)
+    if (!inputs || !opts || (!out && !path) ||
+        (unsigned)opts->strategy >= OMPF_FUSE_STRATEGY_COUNT)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_fuse: invalid arguments");
     if (n < 2)
         return ompf_error_set(err, OMPF_EINVAL,
@@ -209,9 +211,10 @@ int ompf_fuse(const ompf_profile_t *const *inputs, const char *const *paths,
             }
         }
     }
-    if ((rc = fz_build_output(&c, forced, out)))
+    if (out ? (rc = fz_build_output(&c, forced, out))
+            : (rc = fz_write_output(&c, forced, path)))
         goto done;
-    c.rep->out_xus = ompf_xu_count(*out);
+    c.rep->out_xus = c.res.n;
 done:
     if (rc && err && !err->code)
         ompf_error_set(err, rc, "combine failed: %s", ompf_strerror(rc));
@@ -221,4 +224,23 @@ done:
         ompf_fuse_report_destroy(c.rep);
     ctx_free(&c);
     return rc;
+}
+
+int ompf_fuse(const ompf_profile_t *const *inputs, const char *const *paths,
+              size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
+              ompf_fuse_report_t **report, ompf_error_t *err)
+{
+    return fuse(inputs, paths, n, opts, out, NULL, report, err);
+}
+
+int ompf_fuse_write(const ompf_profile_t *const *inputs, const char *const *paths,
+                    size_t n, const ompf_fuse_opts_t *opts, const char *out_path,
+                    ompf_fuse_report_t **report, ompf_error_t *err)
+{
+    if (!out_path || !*out_path) {
+        if (report)
+            *report = NULL;
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_fuse_write: no output path");
+    }
+    return fuse(inputs, paths, n, opts, NULL, out_path, report, err);
 }

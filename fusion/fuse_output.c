@@ -1,11 +1,14 @@
 /* Building the fused profile from the tuples: metadata and provenance,
  * events, constructs, threads, and the XUs in the base run's order with
- * each event's values from its provider and the common label prefix. */
+ * each event's values from its provider and the common label prefix;
+ * either in memory (ompf_fuse) or streamed to the file chunk by chunk
+ * (ompf_fuse_write: the fused XUs are never all in memory). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fz.h"
+#include "ompfuse/file.h"
 
 /* ---- building the result -------------------------------------------------- */
 
@@ -91,11 +94,11 @@ static int copy_meta(fz_ctx_t *c, ompf_profile_t *out, const char *forced)
     return 0;
 }
 
-int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
+/* Everything of the fused profile but its XUs: metadata, sources, events,
+ * constructs and threads. */
+static int build_header(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
 {
     ompf_profile_t *out = NULL;
-    uint32_t *memo = NULL;
-    double *vals = NULL;
     int rc = ompf_profile_create(&out);
     if (rc)
         return rc;
@@ -159,118 +162,286 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
             ot->running_ns[g] = st->running_ns[ei];
         }
     }
-    /* XUs in the base run's order. */
+    *outp = out;
+    return 0;
+fail:
+    ompf_profile_destroy(out);
+    return rc;
+}
+
+/* The fused XUs: tuples in the base run's order and each one's label in
+ * the output profile; built before any XU is added or written, so that
+ * the labels (written before the XUs) are complete. */
+typedef struct fz_rows {
+    fz_ctx_t *c;
+    uint32_t *sorted; /* nt tuples of n XU indices, base order */
+    uint32_t *olab;   /* output label node of each */
+    size_t nt;
+    uint64_t *ex;     /* exact counts (XU id, event, count) when streaming */
+    size_t n_ex, cap_ex;
+} fz_rows_t;
+
+static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
+{
     size_t n = c->n, b = c->order[0], nt = c->res.n;
-    uint32_t *sorted = malloc((nt ? nt : 1) * n * sizeof *sorted);
-    if (!sorted) {
-        rc = OMPF_ENOMEM;
-        goto fail;
-    }
-    {
-        /* Radix-free: sort base indices, then scatter through a position
-         * table (base indices are unique). */
-        uint32_t *pos = malloc((c->runs[b].n_xu ? c->runs[b].n_xu : 1) *
-                               sizeof *pos);
-        if (!pos) {
-            free(sorted);
-            rc = OMPF_ENOMEM;
-            goto fail;
-        }
-        for (size_t i = 0; i < c->runs[b].n_xu; i++)
-            pos[i] = FZ_NONE;
-        for (size_t i = 0; i < nt; i++)
-            pos[c->res.v[i * n + b]] = (uint32_t)i;
-        size_t k = 0;
-        for (size_t i = 0; i < c->runs[b].n_xu; i++)
-            if (pos[i] != FZ_NONE)
-                memcpy(sorted + (k++) * n, c->res.v + (size_t)pos[i] * n,
-                       n * sizeof *sorted);
+    memset(R, 0, sizeof *R);
+    R->c = c;
+    R->nt = nt;
+    /* Base indices are unique: scatter through a position table. */
+    R->sorted = malloc((nt ? nt : 1) * n * sizeof *R->sorted);
+    uint32_t *pos = malloc((c->runs[b].n_xu ? c->runs[b].n_xu : 1) * sizeof *pos);
+    if (!R->sorted || !pos) {
         free(pos);
+        return OMPF_ENOMEM;
     }
+    for (size_t i = 0; i < c->runs[b].n_xu; i++)
+        pos[i] = FZ_NONE;
+    for (size_t i = 0; i < nt; i++)
+        pos[c->res.v[i * n + b]] = (uint32_t)i;
+    size_t k = 0;
+    for (size_t i = 0; i < c->runs[b].n_xu; i++)
+        if (pos[i] != FZ_NONE)
+            memcpy(R->sorted + (k++) * n, c->res.v + (size_t)pos[i] * n,
+                   n * sizeof *R->sorted);
+    free(pos);
+    /* The tuples in strategy order are no longer needed (peak memory). */
+    free(c->res.v);
+    c->res.v = NULL;
+    c->res.cap = 0;
     size_t nu = ompf_label_count(c->ut);
-    memo = malloc(nu * sizeof *memo);
-    vals = malloc((c->n_events ? c->n_events : 1) * sizeof *vals);
-    if (!memo || !vals || (rc = ompf_xu_reserve(out, nt))) {
-        free(sorted);
-        rc = rc ? rc : OMPF_ENOMEM;
-        goto fail;
+    uint32_t *memo = malloc(nu * sizeof *memo);
+    R->olab = malloc((nt ? nt : 1) * sizeof *R->olab);
+    if (!memo || !R->olab) {
+        free(memo);
+        return OMPF_ENOMEM;
     }
     for (size_t i = 0; i < nu; i++)
         memo[i] = FZ_NONE;
     memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
-    for (size_t i = 0; i < nt; i++) {
-        /* Other runs' XUs are in random places: fetch the records and
-         * values 16 tuples ahead and the label maps 8 ahead, so that the
-         * misses overlap (this loop was a quarter of combine lgl). */
+    /* LGL joins on the union node: every member of a tuple has the base's
+     * label, and their common prefix is that label. */
+    int same = c->opts->strategy == OMPF_FUSE_LGL;
+    const ompf_profile_t *base = c->runs[b].p;
+    int rc = 0;
+    for (size_t i = 0; i < nt && !rc; i++) {
+        /* Other runs' XUs are in random places: fetch the records 16
+         * tuples ahead and the label maps 8 ahead, so the misses overlap. */
         if (i + 16 < nt) {
-            const uint32_t *ta = sorted + (i + 16) * n;
+            const uint32_t *ta = R->sorted + (i + 16) * n;
             for (size_t r = 0; r < n; r++)
-                __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
-            for (size_t g = 0; g < c->n_events; g++) {
-                uint32_t q = c->events[g].provider;
-                if (q != FZ_NONE)
-                    __builtin_prefetch(ompf_xu_values_const(c->runs[q].p, ta[q]) +
-                                       c->runs[q].ev[g]);
-            }
+                if (!same || r == b)
+                    __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
         }
         if (i + 8 < nt) {
-            const uint32_t *ta = sorted + (i + 8) * n;
+            const uint32_t *ta = R->sorted + (i + 8) * n;
             for (size_t r = 0; r < n; r++)
-                __builtin_prefetch(&c->runs[r].ulab[ompf_xu_get(c->runs[r].p, ta[r])->label]);
+                if (!same || r == b)
+                    __builtin_prefetch(&c->runs[r].ulab[ompf_xu_get(c->runs[r].p, ta[r])->label]);
         }
-        const uint32_t *tp = sorted + i * n;
-        const ompf_xu_t *bx = ompf_xu_get(base, tp[b]);
-        ompf_xu_t x = *bx;
-        x.type = c->runs[b].ctype[bx->type];
-        uint32_t u = c->runs[b].ulab[bx->label];
-        for (size_t r = 0; r < n; r++) {
+        const uint32_t *tp = R->sorted + i * n;
+        uint32_t u = c->runs[b].ulab[ompf_xu_get(base, tp[b])->label];
+        for (size_t r = 0; r < n && !same; r++) {
             const ompf_xu_t *rx = ompf_xu_get(c->runs[r].p, tp[r]);
             u = ompf_label_common(c->ut, u, c->runs[r].ulab[rx->label]);
         }
-        if ((rc = out_label(c, out, memo, u, &x.label)))
-            break;
+        rc = out_label(c, out, memo, u, &R->olab[i]);
+    }
+    free(memo);
+    return rc;
+}
+
+static void free_rows(fz_rows_t *R)
+{
+    free(R->sorted);
+    free(R->olab);
+    free(R->ex);
+}
+
+/* Output XU i: record, values and provenance; *exact set when a value
+ * needs its exact count looked up (rare: counts above 2^53). */
+static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
+                     uint64_t *prov, int *exact)
+{
+    fz_ctx_t *c = R->c;
+    size_t n = c->n, b = c->order[0], nt = R->nt;
+    if (i + 16 < nt) {
+        const uint32_t *ta = R->sorted + (i + 16) * n;
+        for (size_t r = 0; r < n; r++)
+            __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
         for (size_t g = 0; g < c->n_events; g++) {
             uint32_t q = c->events[g].provider;
-            vals[g] = q == FZ_NONE
-                          ? OMPF_MISSING
-                          : ompf_xu_values_const(c->runs[q].p, tp[q])[c->runs[q].ev[g]];
+            if (q != FZ_NONE)
+                __builtin_prefetch(ompf_xu_values_const(c->runs[q].p, ta[q]) +
+                                   c->runs[q].ev[g]);
         }
+    }
+    const uint32_t *tp = R->sorted + i * n;
+    const ompf_xu_t *bx = ompf_xu_get(c->runs[b].p, tp[b]);
+    *x = *bx;
+    x->type = c->runs[b].ctype[bx->type];
+    x->label = R->olab[i];
+    *exact = 0;
+    for (size_t g = 0; g < c->n_events; g++) {
+        uint32_t q = c->events[g].provider;
+        vals[g] = q == FZ_NONE
+                      ? OMPF_MISSING
+                      : ompf_xu_values_const(c->runs[q].p, tp[q])[c->runs[q].ev[g]];
+        *exact |= vals[g] >= 9007199254740992.0;
+    }
+    for (size_t r = 0; r < n; r++)
+        prov[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;
+}
+
+/* Calls fn(ctx, g, count) for every event of output XU i whose input
+ * holds an exact count above 2^53 (profile.h, "Exact counts"). */
+static int row_exact(const fz_rows_t *R, size_t i, const double *vals,
+                     int (*fn)(void *, size_t, uint32_t, uint64_t), void *ctx)
+{
+    fz_ctx_t *c = R->c;
+    const uint32_t *tp = R->sorted + i * c->n;
+    int rc = 0;
+    for (size_t g = 0; g < c->n_events && !rc; g++) {
+        uint32_t q = c->events[g].provider;
+        uint64_t ex;
+        if (vals[g] >= 9007199254740992.0 &&
+            ompf_xu_value_u64(c->runs[q].p, tp[q], (uint32_t)c->runs[q].ev[g], &ex))
+            rc = fn(ctx, i, (uint32_t)g, ex);
+    }
+    return rc;
+}
+
+static int set_exact(void *out, size_t i, uint32_t g, uint64_t ex)
+{
+    return ompf_xu_value_set_u64(out, i, g, ex);
+}
+
+int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
+{
+    ompf_profile_t *out = NULL;
+    double *vals = NULL;
+    fz_rows_t R;
+    memset(&R, 0, sizeof R);
+    int rc = build_header(c, forced, &out);
+    if (rc)
+        return rc;
+    size_t nt = c->res.n, b = c->order[0];
+    const ompf_profile_t *base = c->runs[b].p;
+    vals = malloc((c->n_events ? c->n_events : 1) * sizeof *vals);
+    uint64_t *prov = malloc(c->n * sizeof *prov);
+    if (!vals || !prov || (rc = prepare_rows(c, out, &R)) ||
+        (rc = ompf_xu_reserve(out, nt))) {
+        rc = rc ? rc : OMPF_ENOMEM;
+        goto fail;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        ompf_xu_t x;
+        int exact;
+        make_row(&R, i, &x, vals, prov, &exact);
         if ((rc = ompf_xu_add(out, &x, vals)))
             break;
-        /* Counts above 2^53 keep their exact value (profile.h); the test
-         * is one compare per value, the lookup only for such counts. */
-        for (size_t g = 0; g < c->n_events && !rc; g++) {
-            uint32_t q = c->events[g].provider;
-            uint64_t ex;
-            if (vals[g] >= 9007199254740992.0 &&
-                ompf_xu_value_u64(c->runs[q].p, tp[q], (uint32_t)c->runs[q].ev[g], &ex))
-                rc = ompf_xu_value_set_u64(out, i, (uint32_t)g, ex);
-        }
-        if (rc)
+        /* Counts above 2^53 keep their exact value (profile.h). */
+        if (exact && (rc = row_exact(&R, i, vals, set_exact, out)))
             break;
         /* the parts come with the timing: both from the base run */
-        if (ompf_xu_has_parts(base, tp[b])) {
+        uint32_t bi = R.sorted[i * c->n + b];
+        if (ompf_xu_has_parts(base, bi)) {
             uint32_t np;
             ompf_part_t one;
-            const ompf_part_t *pt = ompf_xu_parts(base, tp[b], &np, &one);
+            const ompf_part_t *pt = ompf_xu_parts(base, bi, &np, &one);
             if ((rc = ompf_xu_set_parts(out, i, pt, np)))
                 break;
         }
-        uint64_t *pv = ompf_xu_provenance(out, i);
-        for (size_t r = 0; r < n; r++)
-            pv[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;
-        ompf_progress_add(c->opts->progress, n);
+        memcpy(ompf_xu_provenance(out, i), prov, c->n * sizeof *prov);
+        ompf_progress_add(c->opts->progress, c->n);
     }
-    free(sorted);
     if (rc)
         goto fail;
-    free(memo);
+    free_rows(&R);
     free(vals);
+    free(prov);
     *outp = out;
     return 0;
 fail:
-    free(memo);
+    free_rows(&R);
     free(vals);
+    free(prov);
     ompf_profile_destroy(out);
+    return rc;
+}
+
+/* ---- streaming: the XUs go to the file chunk by chunk ---------------------- */
+
+static int push_exact(void *ctx, size_t i, uint32_t g, uint64_t ex)
+{
+    fz_rows_t *R = ctx;
+    double d = (double)ex; /* 2^64 itself is no uint64_t: compare in double first */
+    if (d < 18446744073709551616.0 && (uint64_t)d == ex)
+        return 0; /* a double holds it: no entry, as ompf_xu_value_set_u64 */
+    if (R->n_ex + 3 > R->cap_ex) {
+        size_t cap = R->cap_ex ? 2 * R->cap_ex : 96;
+        uint64_t *v = realloc(R->ex, cap * sizeof *v);
+        if (!v)
+            return OMPF_ENOMEM;
+        R->ex = v;
+        R->cap_ex = cap;
+    }
+    const fz_ctx_t *c = R->c;
+    R->ex[R->n_ex++] = ompf_xu_get(c->runs[c->order[0]].p,
+                                   R->sorted[i * c->n + c->order[0]])->id;
+    R->ex[R->n_ex++] = g;
+    R->ex[R->n_ex++] = ex;
+    return 0;
+}
+
+static int feed_rows(void *ctx, size_t first, size_t k, ompf_xu_t *xu,
+                     double *values, uint64_t *prov)
+{
+    fz_rows_t *R = ctx;
+    size_t ne = R->c->n_events;
+    int rc = 0;
+    for (size_t j = 0; j < k && !rc; j++) {
+        int exact;
+        make_row(R, first + j, &xu[j], values + j * ne, prov + j * R->c->n, &exact);
+        if (exact)
+            rc = row_exact(R, first + j, values + j * ne, push_exact, R);
+    }
+    ompf_progress_add(R->c->opts->progress, k * R->c->n);
+    return rc;
+}
+
+static void feed_exact(void *ctx, const uint64_t **triples, size_t *n)
+{
+    fz_rows_t *R = ctx;
+    *triples = R->ex;
+    *n = R->n_ex / 3;
+}
+
+static const ompf_part_t *feed_parts(void *ctx, size_t i, uint32_t *np,
+                                     ompf_part_t *one, uint64_t *id)
+{
+    fz_rows_t *R = ctx;
+    const fz_ctx_t *c = R->c;
+    const ompf_profile_t *base = c->runs[c->order[0]].p;
+    uint32_t bi = R->sorted[i * c->n + c->order[0]];
+    if (!ompf_xu_has_parts(base, bi))
+        return NULL;
+    *id = ompf_xu_get(base, bi)->id;
+    return ompf_xu_parts(base, bi, np, one);
+}
+
+int fz_write_output(fz_ctx_t *c, const char *forced, const char *path)
+{
+    ompf_profile_t *hdr = NULL;
+    fz_rows_t R;
+    memset(&R, 0, sizeof R);
+    int rc = build_header(c, forced, &hdr);
+    if (rc)
+        return rc;
+    if (!(rc = prepare_rows(c, hdr, &R))) {
+        ompf_xu_feed_t f = {R.nt, &R, feed_rows, feed_exact, feed_parts};
+        rc = ompf_profile_write_feed(hdr, &f, path, c->err);
+    }
+    free_rows(&R);
+    ompf_profile_destroy(hdr);
     return rc;
 }

@@ -102,6 +102,7 @@ int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
 int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */
 int fz_build_output(fz_ctx_t *c, const char *forced,          /* fuse_output.c */
                     ompf_profile_t **outp);
+int fz_write_output(fz_ctx_t *c, const char *forced, const char *path);
 
 /* Shared helpers (fuse.c). */
 /* Advances opts->progress by the input XUs of type t (after each type). */

@@ -57,7 +57,133 @@ static int emit(wctx_t *w, uint32_t type, size_t count)
     return 0;
 }
 
-static int write_body(wctx_t *w, const ompf_profile_t *p)
+/* Appends one XU's parts, emitting a PARTS chunk when it is full. */
+static int put_parts(wctx_t *w, uint64_t id, const ompf_part_t *pt, uint32_t np,
+                     size_t *in_chunk)
+{
+    for (uint32_t k = 0; k < np; k++)
+        fmt_enc_part(&w->payload, id, &pt[k]);
+    *in_chunk += np;
+    if (*in_chunk >= FMT_XUS_PER_CHUNK || w->payload.len >= FMT_MAX_RAW / 2) {
+        int rc = emit(w, FMT_CHUNK_PARTS, *in_chunk);
+        *in_chunk = 0;
+        return rc;
+    }
+    return 0;
+}
+
+/* XUs, exact counts and parts of an in-memory profile. */
+static int write_xus(wctx_t *w, const ompf_profile_t *p, uint32_t n_ev, uint32_t n_src)
+{
+    int rc = 0;
+    size_t n_xu = ompf_xu_count(p);
+    fmt_xu_row_t *rows = malloc(FMT_XUS_PER_CHUNK * sizeof *rows);
+    if (!rows)
+        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 0; i < n_xu; i += FMT_XUS_PER_CHUNK) {
+        size_t k = n_xu - i < FMT_XUS_PER_CHUNK ? n_xu - i : FMT_XUS_PER_CHUNK;
+        for (size_t j = 0; j < k; j++) {
+            const ompf_xu_t *x = ompf_xu_get(p, i + j);
+            rows[j].xu = x;
+            rows[j].cid = x->type;
+            rows[j].lid = x->label;
+            rows[j].values = ompf_xu_values_const(p, i + j);
+            rows[j].prov = n_src ? ompf_xu_provenance_const(p, i + j) : NULL;
+        }
+        fmt_enc_xus(&w->payload, rows, k, n_ev, n_src);
+        if ((rc = emit(w, FMT_CHUNK_XUS, k))) {
+            free(rows);
+            return rc;
+        }
+    }
+    free(rows);
+
+    /* Exact counts a double cannot hold, after the XUs they refer to. */
+    uint64_t *ex;
+    size_t n_ex;
+    if (ompf__exact_sorted(p, &ex, &n_ex))
+        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 0; i < n_ex && !rc; i += FMT_EXACT_PER_CHUNK) {
+        size_t k = n_ex - i < FMT_EXACT_PER_CHUNK ? n_ex - i : FMT_EXACT_PER_CHUNK;
+        fmt_enc_exact(&w->payload, p, ex + 2 * i, k);
+        rc = emit(w, FMT_CHUNK_EXACT, k);
+    }
+    free(ex);
+    if (rc)
+        return rc;
+
+    /* Parts after their XUs (a reader attaches them by XU id). */
+    size_t in_chunk = 0;
+    for (size_t i = 0; i < n_xu; i++) {
+        if (!ompf_xu_has_parts(p, i))
+            continue;
+        uint32_t np;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
+        if ((rc = put_parts(w, ompf_xu_get(p, i)->id, pt, np, &in_chunk)))
+            return rc;
+    }
+    return in_chunk ? emit(w, FMT_CHUNK_PARTS, in_chunk) : 0;
+}
+
+/* The same from a feed: rows chunk by chunk into buffers reused for every
+ * chunk, so the XUs are never all in memory. */
+static int write_fed_xus(wctx_t *w, const ompf_xu_feed_t *f, uint32_t n_ev, uint32_t n_src)
+{
+    int rc = 0;
+    size_t per = FMT_XUS_PER_CHUNK;
+    fmt_xu_row_t *rows = malloc(per * sizeof *rows);
+    ompf_xu_t *xu = malloc(per * sizeof *xu);
+    double *val = malloc(per * (n_ev ? n_ev : 1) * sizeof *val);
+    uint64_t *prov = malloc(per * (n_src ? n_src : 1) * sizeof *prov);
+    if (!rows || !xu || !val || !prov)
+        rc = ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+    for (size_t i = 0; i < f->n_xu && !rc; i += per) {
+        size_t k = f->n_xu - i < per ? f->n_xu - i : per;
+        if ((rc = f->rows(f->ctx, i, k, xu, val, prov))) {
+            rc = ompf_error_set(w->err, rc, "%s: %s while producing XUs", w->tmp,
+                                ompf_strerror(rc));
+            break;
+        }
+        for (size_t j = 0; j < k; j++) {
+            rows[j].xu = &xu[j];
+            rows[j].cid = xu[j].type;
+            rows[j].lid = xu[j].label;
+            rows[j].values = n_ev ? val + j * n_ev : NULL;
+            rows[j].prov = n_src ? prov + j * n_src : NULL;
+        }
+        fmt_enc_xus(&w->payload, rows, k, n_ev, n_src);
+        rc = emit(w, FMT_CHUNK_XUS, k);
+    }
+    free(rows);
+    free(xu);
+    free(val);
+    free(prov);
+    if (rc)
+        return rc;
+    const uint64_t *ex = NULL;
+    size_t n_ex = 0;
+    if (f->exact)
+        f->exact(f->ctx, &ex, &n_ex);
+    for (size_t i = 0; i < n_ex && !rc; i += FMT_EXACT_PER_CHUNK) {
+        size_t k = n_ex - i < FMT_EXACT_PER_CHUNK ? n_ex - i : FMT_EXACT_PER_CHUNK;
+        for (size_t j = 0; j < 3 * k; j++)
+            fmt_buf_uv(&w->payload, ex[3 * i + j]);
+        rc = emit(w, FMT_CHUNK_EXACT, k);
+    }
+    size_t in_chunk = 0;
+    for (size_t i = 0; i < f->n_xu && f->parts && !rc; i++) {
+        uint32_t np = 0;
+        uint64_t id = 0;
+        ompf_part_t one;
+        const ompf_part_t *pt = f->parts(f->ctx, i, &np, &one, &id);
+        if (pt && np)
+            rc = put_parts(w, id, pt, np, &in_chunk);
+    }
+    return !rc && in_chunk ? emit(w, FMT_CHUNK_PARTS, in_chunk) : rc;
+}
+
+static int write_body(wctx_t *w, const ompf_profile_t *p, const ompf_xu_feed_t *feed)
 {
     int rc;
     unsigned char hdr[FMT_HEADER_SIZE];
@@ -108,63 +234,14 @@ static int write_body(wctx_t *w, const ompf_profile_t *p)
     }
     free(lab);
 
-    size_t n_xu = ompf_xu_count(p);
+    size_t n_xu = feed ? feed->n_xu : ompf_xu_count(p);
     uint32_t n_ev = (uint32_t)ompf_event_count(p);
-    fmt_xu_row_t *rows = malloc(FMT_XUS_PER_CHUNK * sizeof *rows);
-    if (!rows)
-        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
-    for (size_t i = 0; i < n_xu; i += FMT_XUS_PER_CHUNK) {
-        size_t k = n_xu - i < FMT_XUS_PER_CHUNK ? n_xu - i : FMT_XUS_PER_CHUNK;
-        for (size_t j = 0; j < k; j++) {
-            const ompf_xu_t *x = ompf_xu_get(p, i + j);
-            rows[j].xu = x;
-            rows[j].cid = x->type;
-            rows[j].lid = x->label;
-            rows[j].values = ompf_xu_values_const(p, i + j);
-            rows[j].prov = n_src ? ompf_xu_provenance_const(p, i + j) : NULL;
-        }
-        fmt_enc_xus(&w->payload, rows, k, n_ev, (uint32_t)n_src);
-        if ((rc = emit(w, FMT_CHUNK_XUS, k))) {
-            free(rows);
-            return rc;
-        }
-    }
-    free(rows);
-
-    /* Exact counts a double cannot hold, after the XUs they refer to. */
-    uint64_t *ex;
-    size_t n_ex;
-    if (ompf__exact_sorted(p, &ex, &n_ex))
-        return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
-    for (size_t i = 0; i < n_ex && !rc; i += FMT_EXACT_PER_CHUNK) {
-        size_t k = n_ex - i < FMT_EXACT_PER_CHUNK ? n_ex - i : FMT_EXACT_PER_CHUNK;
-        fmt_enc_exact(&w->payload, p, ex + 2 * i, k);
-        rc = emit(w, FMT_CHUNK_EXACT, k);
-    }
-    free(ex);
+    if (feed)
+        rc = write_fed_xus(w, feed, n_ev, (uint32_t)n_src);
+    else
+        rc = write_xus(w, p, n_ev, (uint32_t)n_src);
     if (rc)
         return rc;
-
-    /* Parts after their XUs (a reader attaches them by XU id). */
-    size_t in_chunk = 0;
-    for (size_t i = 0; i < n_xu; i++) {
-        if (!ompf_xu_has_parts(p, i))
-            continue;
-        uint32_t np;
-        ompf_part_t one;
-        const ompf_part_t *pt = ompf_xu_parts(p, i, &np, &one);
-        for (uint32_t k = 0; k < np; k++)
-            fmt_enc_part(&w->payload, ompf_xu_get(p, i)->id, &pt[k]);
-        in_chunk += np;
-        if (in_chunk >= FMT_XUS_PER_CHUNK || w->payload.len >= FMT_MAX_RAW / 2) {
-            if ((rc = emit(w, FMT_CHUNK_PARTS, in_chunk)))
-                return rc;
-            in_chunk = 0;
-        }
-    }
-    if (in_chunk && (rc = emit(w, FMT_CHUNK_PARTS, in_chunk)))
-        return rc;
-
     size_t n_th = ompf_thread_count(p);
     if (n_th) {
         for (size_t i = 0; i < n_th; i++) {
@@ -181,7 +258,8 @@ static int write_body(wctx_t *w, const ompf_profile_t *p)
     return emit(w, FMT_CHUNK_END, 0);
 }
 
-int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *err)
+static int write_file(const ompf_profile_t *p, const ompf_xu_feed_t *feed, const char *path,
+                      ompf_error_t *err)
 {
     if (!p || !path || !*path)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_write: no profile or path");
@@ -207,7 +285,7 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *
     }
     wctx_t w = {.fd = fd, .tmp = tmp, .err = err};
     w.z = ZSTD_createCCtx();
-    int rc = w.z ? write_body(&w, p)
+    int rc = w.z ? write_body(&w, p, feed)
                  : ompf_error_set(err, OMPF_ENOMEM, "%s: out of memory", tmp);
     ZSTD_freeCCtx(w.z);
     fmt_buf_free(&w.payload);
@@ -223,4 +301,17 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+int ompf_profile_write(const ompf_profile_t *p, const char *path, ompf_error_t *err)
+{
+    return write_file(p, NULL, path, err);
+}
+
+int ompf_profile_write_feed(const ompf_profile_t *header, const ompf_xu_feed_t *feed,
+                            const char *path, ompf_error_t *err)
+{
+    if (!feed || !feed->rows)
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_write_feed: no feed");
+    return write_file(header, feed, path, err);
 }

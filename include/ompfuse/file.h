@@ -60,6 +60,30 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name,
 int ompf_profile_write(const ompf_profile_t *p, const char *path,
                        ompf_error_t *err);
 
+/* XUs produced on demand, for a profile too large to hold whole (combine
+ * writes its fused XUs so).  rows fills XUs first .. first + n - 1 (n at
+ * most 65536): records, values (n x the header's events, row-major) and
+ * provenance (n x its sources); a nonzero return (an OMPF_E* code) stops
+ * the write.  exact (may be NULL), called once after the rows, gives the
+ * counts a double cannot hold as triples (XU id, event, count) in XU
+ * order then event order; parts (may be NULL) gives XU i's parts as
+ * ompf_xu_parts does, and its id, or NULL when it has none. */
+typedef struct ompf_xu_feed {
+    size_t n_xu;
+    void *ctx;
+    int (*rows)(void *ctx, size_t first, size_t n, ompf_xu_t *xu,
+                double *values, uint64_t *prov);
+    void (*exact)(void *ctx, const uint64_t **triples, size_t *n);
+    const ompf_part_t *(*parts)(void *ctx, size_t i, uint32_t *n,
+                                ompf_part_t *one, uint64_t *xu_id);
+} ompf_xu_feed_t;
+/* Writes header (everything but its XUs, which must be none) with the
+ * feed's XUs, byte for byte as ompf_profile_write would write the same
+ * profile holding them; temporary name and rename as there. */
+int ompf_profile_write_feed(const ompf_profile_t *header,
+                            const ompf_xu_feed_t *feed, const char *path,
+                            ompf_error_t *err);
+
 /* ---- streaming writer (used by the OMPT tool) ----------------------------
  * One writer per output file, one stream per producing thread.  Adding a
  * record to a stream touches only that stream's buffer; a full buffer is

@@ -106,6 +106,16 @@ int ompf_fuse(const ompf_profile_t *const *inputs, const char *const *paths,
               size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
               ompf_fuse_report_t **report, ompf_error_t *err);
 
+/* The same, written straight to out_path (ompf_profile_write_feed: a
+ * temporary name, then renamed): the fused XUs are produced chunk by chunk
+ * and never all held in memory.  The file is byte for byte the one
+ * ompf_profile_write would write from ompf_fuse's result.  Errors as
+ * ompf_fuse, plus the output's I/O errors (err names the path). */
+int ompf_fuse_write(const ompf_profile_t *const *inputs,
+                    const char *const *paths, size_t n,
+                    const ompf_fuse_opts_t *opts, const char *out_path,
+                    ompf_fuse_report_t **report, ompf_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
