@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "file_read.h"
+#include "profile_internal.h"
 
 /* Error naming the file and, while decoding, the chunk. */
 __attribute__((format(printf, 3, 4))) int rd_fail(rd_t *r, int code, const char *fmt, ...)
@@ -281,6 +282,10 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_pr
         rc = rd_oom(&r);
     if (!rc)
         rc = rd_resolve(&r);
+    /* The labels are complete: their hash goes before the XUs come (peak
+     * memory); a later lookup rebuilds it. */
+    if (!rc)
+        ompf__label_drop_hash(r.p);
     if (!rc)
         rc = rd_pass2(&r);
     if (!rc) {

@@ -69,6 +69,21 @@ static int build_labels(rd_t *r)
     }
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
+        /* Records mostly come parent first: each is one lookup at a random
+         * place of the trie's hash.  Prefetch the slot 16 records ahead and
+         * its node 8 ahead (when the parent is resolved), so that the
+         * misses overlap (reading was N^1.26 at 10^6 labels without). */
+        for (size_t d = 8, s = 1; d <= 16; d += 8, s--) {
+            size_t a = i + d;
+            if (a >= n)
+                break;
+            uint64_t pid = r->lab[a].parent;
+            uint32_t pr = pid ? fmt_idmap_get(&r->lab_map, pid) : NONE32;
+            if (!pid)
+                ompf_label_prefetch(r->p, OMPF_LABEL_ROOT, r->lab[a].comp, (int)s);
+            else if (pr < n && state[pr] == 2 && r->lab_node[pr] != NONE32)
+                ompf_label_prefetch(r->p, r->lab_node[pr], r->lab[a].comp, (int)s);
+        }
         if (state[i] == 2)
             continue;
         size_t sp = 0;

@@ -80,6 +80,13 @@ void ompf__label_free(ompf_profile_t *p)
     p->n_lab = p->cap_lab = p->hash_cap = 0;
 }
 
+void ompf__label_drop_hash(ompf_profile_t *p)
+{
+    free(p->lab_hash);
+    p->lab_hash = NULL;
+    p->hash_cap = 0;
+}
+
 int ompf_label_reserve(ompf_profile_t *p, size_t n)
 {
     if (!p)
@@ -104,6 +111,8 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
 {
     if (!p || parent >= p->n_lab)
         return OMPF_EINVAL;
+    if (!p->hash_cap && reserve(p, p->n_lab + 1)) /* dropped after reading */
+        return OMPF_ENOMEM;
     size_t mask = p->hash_cap - 1;
     uint64_t h = mix(parent, comp), tag = h >> 32;
     size_t i = h & mask;

@@ -30,7 +30,8 @@ struct ompf_profile {
     size_t n_lab, cap_lab;
     ompf__lnode_t *lab;
     uint64_t *lab_hash; /* (node + 1) | tag << 32; 0 = empty slot */
-    size_t hash_cap;    /* power of two, at most 3/4 full */
+    size_t hash_cap;    /* power of two, at most 3/4 full; 0 when dropped
+                           (ompf__label_drop_hash) */
 
     size_t n_xu, cap_xu, cap_val, cap_prov;
     ompf_xu_t *xu;
@@ -65,6 +66,10 @@ int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
 int ompf__double_exact(uint64_t v);
 int ompf__label_init(ompf_profile_t *p);
 void ompf__label_free(ompf_profile_t *p);
+/* Frees the label hash; the next lookup rebuilds it.  A profile just read
+ * is mostly only walked (show, combine, evaluate), and the hash is about
+ * 16 bytes per label. */
+void ompf__label_drop_hash(ompf_profile_t *p);
 void ompf__exact_free(ompf_profile_t *p);
 /* The exact counts that apply, as (slot, count) pairs sorted by slot
  * (slot = XU index * events + event); *out is freed by the caller. */

@@ -55,6 +55,20 @@ static void roundtrip(const gen_opts_t *o)
     assert_memory_equal(b1, b2, n1);
     free(b1);
     free(b2);
+    /* The reader drops the label hash (memory); a lookup rebuilds it and
+     * finds every node read, and a new label is still added. */
+    size_t nl = ompf_label_count(q);
+    for (uint32_t i = 1; i < nl; i++) {
+        uint32_t node = OMPF_NONE32;
+        assert_int_equal(ompf_label_child(q, ompf_label_parent(q, i),
+                                          ompf_label_component(q, i), &node), 0);
+        assert_int_equal(node, i);
+    }
+    assert_int_equal(ompf_label_count(q), nl);
+    uint32_t fresh;
+    assert_int_equal(ompf_label_child(q, OMPF_LABEL_ROOT, UINT64_MAX - 3, &fresh), 0);
+    assert_int_equal(fresh, nl);
+    assert_int_equal(ompf_label_count(q), nl + 1);
     ompf_profile_destroy(p);
     ompf_profile_destroy(q);
     gen_rmdir(dir);
