@@ -14,7 +14,11 @@ targets next to them.
 
 usage: scale.py [--sizes 1e4,1e5,1e6] [--runs 10] [--repeat 3]
                 [--ref OLD_OMPFUSE] [--strategies lgl,ctc,bc] [--bc-steps 8]
-                BUILD_BIN_DIR WORK_DIR
+                [--keep-inputs] BUILD_BIN_DIR WORK_DIR
+
+--keep-inputs keeps WORK_DIR/n<N> afterwards and reuses the inputs found
+there (generating 10 x 10^7 XUs takes 5-6 minutes); they must have been
+generated with the same --runs, --strategies and --bc-steps.
 """
 import argparse
 import math
@@ -48,6 +52,7 @@ def main():
     ap.add_argument("--ref")
     ap.add_argument("--strategies", default="lgl,ctc,bc")
     ap.add_argument("--bc-steps", type=int, default=8)
+    ap.add_argument("--keep-inputs", action="store_true")
     ap.add_argument("bindir")
     ap.add_argument("work")
     a = ap.parse_args()
@@ -65,13 +70,17 @@ def main():
     for size in a.sizes.split(","):
         n = int(float(size))
         d = os.path.join(a.work, f"n{n}")
-        shutil.rmtree(d, ignore_errors=True)
         t0 = time.time()
         bc = "bc" in strategies
-        subprocess.run([bench, "--generate-only", "--runs", str(a.runs),
-                        "--xus", str(n), "--bc-steps", str(a.bc_steps if bc else 1),
-                        "--bc-xus", str(max(n // 2, 1) if bc else 1), d],
-                       check=True, stdout=subprocess.DEVNULL)
+        have = a.keep_inputs and os.path.exists(
+            os.path.join(d, f"lgl{a.runs - 1}.ompf"))
+        if not have:
+            shutil.rmtree(d, ignore_errors=True)
+            subprocess.run([bench, "--generate-only", "--runs", str(a.runs),
+                            "--xus", str(n), "--bc-steps",
+                            str(a.bc_steps if bc else 1),
+                            "--bc-xus", str(max(n // 2, 1) if bc else 1), d],
+                           check=True, stdout=subprocess.DEVNULL)
         gen = time.time() - t0
         lgl_in = [f"lgl{r}.ompf" for r in range(a.runs)]
         bc_in = [f"bc{r}.ompf" for r in range(a.bc_steps + 1)]
@@ -100,9 +109,10 @@ def main():
                 ratio = (med / rmed if rmed > 0 else float("nan")) if name.startswith("combine") else 1.0
                 beyond = (rss * 2**20 - xus * 8 * nev) / xus
                 strat = name.split()[-1]
-                target = ""
+                target = "exponent <= 1.05 (linear)"
                 if name.startswith("combine"):
-                    target = f"<= {TARGET_RATIO[strat]} x read; <= 64 B/XU"
+                    target = (f"<= {TARGET_RATIO[strat]} x read; <= 64 B/XU; "
+                              "exponent <= 1.05")
                 key = (tag, name)
                 exp = ""
                 if key in prev and prev[key][1] > 0 and med > 0:
@@ -112,9 +122,10 @@ def main():
                 print(f"| {tag} | {name} | {n:.0e} | {xus} | {mn:.3f} | {med:.3f}{exp} "
                       f"| {ratio:.2f} | {rss:.0f} | {beyond:.0f} | {target} |")
         sys.stdout.flush()
-        print(f"# N={n}: inputs generated in {gen:.1f} s; load average now "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
-        shutil.rmtree(d, ignore_errors=True)
+        print(f"# N={n}: inputs {'reused' if have else 'generated'} in {gen:.1f} s; "
+              f"load average now {os.getloadavg()[0]:.1f}", flush=True)
+        if not a.keep_inputs:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
