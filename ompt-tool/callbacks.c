@@ -144,8 +144,8 @@ static inline ft_ctx_t *top_ctx(ft_task_t *x)
 /* Label of a construct instance created in ctx by a thread of task enc
  * (docs/semantics.md, Labels): sequential contexts give rank.addr; implicit
  * tasks, where threads race, give 0.(TID + prev*W).addr. */
-static FT_INLINE uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc, ft_ctx_t *c,
-                             uint64_t addr)
+static FT_INLINE uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc,
+                                       ft_ctx_t *c, uint64_t addr)
 {
     if (c->racing) {
         uint64_t w = enc->team_size ? enc->team_size : 1;

@@ -500,8 +500,8 @@ void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
     do {                                                                    \
         if (n >= 3 && !memcmp((A) + 1, (A) + 2, (n - 2) * sizeof *(A))) {   \
             *o++ = 1;                                                       \
-            o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[0]));              \
-            o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[1]));              \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[0]));            \
+            o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[1]));            \
         } else if (SIGNED) {                                                \
             MCOL(n, (int64_t)(A)[0], (int64_t)(A)[i], 1);                   \
         } else {                                                            \
@@ -585,8 +585,8 @@ void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *r, size_t n,
 #define FMT_ENC_CLONES
 #endif
 
-/* Column j of PATHS: delta column of comp[i * FMT_PATH_MAX + j] over the
- * records with n[i] > j, as a mode column. */
+/* Column j of PATHS: delta column of comp[j][i] over the records with
+ * n[i] > j, as a mode column. */
 static unsigned char *path_comp_col(unsigned char *o, const fmt_path_cols_t *c, size_t n,
                                     unsigned j)
 {
@@ -632,7 +632,6 @@ FMT_ENC_CLONES void fmt_enc_path_cols(fmt_buf_t *b, const fmt_path_cols_t *c, si
     unsigned char *o = enc_begin(b, (3 + FMT_PATH_MAX) * (n + 2));
     if (!o)
         return;
-#define P_N(i) c->n[i]
 #define P_FIRST(i) c->first[i]
 #define P_PARENT(i) c->parent[i]
 #define P_COMP(i) c->comp[j][i]
@@ -666,18 +665,9 @@ FMT_ENC_CLONES void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t
 #define C_ID(i) c->id[i]
 #define C_CID(i) c->cid[i]
 #define C_LID(i) c->lid[i]
-#define C_THREAD(i) c->thread[i]
-#define C_TT(i) c->team_thread[i]
-#define C_TS(i) c->team_size[i]
-#define C_PARTS(i) c->parts[i]
-#define C_CPU(i) c->cpu[i]
-#define C_CORE(i) c->core[i]
-#define C_NUMA(i) c->numa[i]
-#define C_KIND(i) c->kind[i]
 #define C_START(i) c->start[i]
 #define C_DUR(i) (c->end[i] - c->start[i])
 #define C_ISTART(i) c->iter_start[i]
-#define C_ICOUNT(i) c->iter_count[i]
     MCOL_DELTA(C_ID);
     MCOL_DELTA(C_CID);
     MCOL_DELTA(C_LID);
