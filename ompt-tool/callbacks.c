@@ -76,9 +76,9 @@ static ft_task_t *task_alloc(ft_thread_t *t)
         }
     }
     t->free = x->link;
-    /* constant sizes (inlined stores); ctx[1..] are set when pushed */
-    memset(x, 0, offsetof(ft_task_t, ctx) + sizeof(ft_ctx_t));
-    memset(&x->xu, 0, sizeof(ft_task_t) - offsetof(ft_task_t, xu));
+    /* a constant size (inlined stores); ctx[1..] are set when pushed */
+    memset(&x->xu, 0, offsetof(ft_task_t, ctx) + sizeof(ft_ctx_t) -
+                          offsetof(ft_task_t, xu));
     if (ft_g.acc_bytes)
         memset(x->acc, 0, ft_g.acc_bytes);
     x->owner = t;
@@ -144,8 +144,8 @@ static inline ft_ctx_t *top_ctx(ft_task_t *x)
 /* Label of a construct instance created in ctx by a thread of task enc
  * (docs/semantics.md, Labels): sequential contexts give rank.addr; implicit
  * tasks, where threads race, give 0.(TID + prev*W).addr. */
-static uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc, ft_ctx_t *c,
-                             uint64_t addr)
+static FT_INLINE uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc,
+                                       ft_ctx_t *c, uint64_t addr)
 {
     if (c->racing) {
         uint64_t w = enc->team_size ? enc->team_size : 1;
@@ -187,7 +187,7 @@ static void ctx_pop(ft_task_t *x)
 /* Time since the tool's start. */
 static FT_INLINE uint64_t now_rel(void)
 {
-    return ft_now() - ft_g.t0_ns;
+    return ft_now_rel();
 }
 
 /* The times of one boundary.  The counters are sampled at an unknown
@@ -247,6 +247,8 @@ static inline void boundary_read(ft_thread_t *t)
 /* What the thread's counts go to while task x runs. */
 static inline void retarget(ft_thread_t *t)
 {
+    if (!ft_g.nev) /* nothing is read, nothing charged */
+        return;
     ft_task_t *x = t->cur;
     void *tg = t->gapacc;
     if (x && !x->in_sync) {
@@ -258,7 +260,7 @@ static inline void retarget(ft_thread_t *t)
     t->target = tg;
 }
 
-static inline void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
+static FT_INLINE void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
 {
     ompf_xu_t *r = &u->r;
     r->start_ns = now;
@@ -696,7 +698,10 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
         when_fill(&w);
         chunk_close_at(t, x, w.after);
         ft_xu_t *u = &x->xu;
-        memset(u, 0, sizeof *u);
+        /* every field the chunk's record takes is set here, by xu_begin
+         * or when it is emitted (no memset of the whole record) */
+        u->r.id = 0;
+        u->running = 0;
         if (ft_g.acc_bytes)
             memset(x->acc, 0, ft_g.acc_bytes);
         u->r.kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION

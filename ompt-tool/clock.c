@@ -64,6 +64,16 @@ static uint64_t pair(uint64_t *ns, uint64_t *c)
 }
 #endif
 
+/* Makes c the clock (ft_now), unless its shift is beyond ft_tsc_ns's. */
+static void publish(ft_clock_t *c)
+{
+    if (c->shift > 32)
+        return;
+    c->mult32 = (uint64_t)c->mult << (32 - c->shift);
+    c->tsc = 1;
+    ft_clk = *c;
+}
+
 /* c cycles in ns (perf's userpage arithmetic: no overflow). */
 static uint64_t conv(const ft_clock_t *k, uint64_t c)
 {
@@ -87,8 +97,7 @@ void ft_clock_init(void)
     uint64_t n0, c0, n1, c1;
     if (cached > 0 && pair(&n1, &c1) != UINT64_MAX) {
         c.zero = n1 - conv(&c, c1);
-        c.tsc = 1;
-        ft_clk = c;
+        publish(&c);
         return;
     }
     if (!file_has("/proc/cpuinfo", "constant_tsc")) {
@@ -116,8 +125,7 @@ void ft_clock_init(void)
     if (c.mult == 0 || ns_per_cycle > 100.0)
         return;
     c.zero = n1 - conv(&c, c1);
-    c.tsc = 1;
-    ft_clk = c;
+    publish(&c);
     ft_cache_put_clock(1, c.mult, c.shift);
 #endif
 }

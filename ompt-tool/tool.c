@@ -399,6 +399,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
     ft_cache_load();
     ft_clock_init();
     ft_g.t0_ns = ft_now();
+    ft_clk.rel = ft_clk.zero - ft_g.t0_ns;
     ft_g.pid = getpid();
     configure();
     if (ft_constructs_init((void *)lookup) != 0)

@@ -57,11 +57,14 @@ typedef struct ft_task {
     struct ft_task *link;   /* free list; implicit: previous task */
     struct ft_thread *owner; /* thread whose pool it came from */
     struct ft_task *impl_outer; /* implicit: previous implicit task */
-    ft_ctx_t ctx[FT_CTX_MAX]; /* ctx[0]: the task itself */
+    /* Zeroed at allocation: from xu up to ctx[0] included (one memset of
+     * what some path reads before writing); the fields after ctx[0] are
+     * written before they are read (chunk_ctx by the dispatch that opens
+     * the chunk, tl_* with tl, last_tl_* with last_tl_codeptr). */
     ft_xu_t xu;             /* explicit: itself; implicit: open chunk */
-    ft_ctx_t chunk_ctx;     /* implicit: labelling context of the chunk */
     uint64_t ws_rank;       /* implicit: worksharing constructs met */
     uint64_t ws_label, ws_construct;
+    uintptr_t last_tl_codeptr; /* see last_tl_label */
     uint32_t team_size, thread_num; /* implicit (and parallel: size) */
     uint32_t in_sync;       /* inside taskwait/barrier/taskgroup waits */
     uint16_t depth;         /* ctx entries in use (>= 1) */
@@ -70,14 +73,15 @@ typedef struct ft_task {
     uint8_t is_xu;          /* explicit task recorded as XU */
     uint8_t tl;             /* created by a taskloop (chunk or splitter) */
     uint8_t tl_splitter;    /* it created taskloop tasks: not an XU */
+    uint8_t ws_kind;        /* ompf_xu_kind_t of the open loop's chunks */
+    ft_ctx_t ctx[FT_CTX_MAX]; /* ctx[0]: the task itself */
+    ft_ctx_t chunk_ctx;     /* implicit: labelling context of the chunk */
     uint64_t tl_label, tl_construct; /* the taskloop instance */
     uintptr_t tl_codeptr;   /* the address libomp reports for it */
     /* The last taskloop this task encountered: libomp reports the tasks
      * that splitter tasks create with the encountering task as parent,
      * sometimes after the taskloop's work end. */
     uint64_t last_tl_label, last_tl_construct;
-    uintptr_t last_tl_codeptr;
-    uint8_t ws_kind;        /* ompf_xu_kind_t of the open loop's chunks */
     uint64_t acc[];
 } ft_task_t;
 
@@ -172,25 +176,45 @@ typedef struct ft_clock {
     uint16_t shift;
     uint32_t mult;
     uint64_t zero;
+    uint64_t mult32; /* mult << (32 - shift) (shift <= 32) */
+    uint64_t rel; /* zero - ft_g.t0_ns (ft_now_rel) */
 } ft_clock_t;
 extern ft_clock_t ft_clk;
 void ft_clock_init(void);
 
 uint64_t ft_now_slow(void); /* CLOCK_MONOTONIC_RAW (clock.c) */
+
+#if defined(__x86_64__)
+/* base + (TSC * mult) >> shift, as (TSC * mult32) >> 32: one 128-bit
+ * product and a constant shift, equal to perf's userpage arithmetic
+ * (quotient and remainder; mult32 < 2^40, so nothing overflows). */
+static inline __attribute__((always_inline)) uint64_t ft_tsc_ns(uint64_t base)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    uint64_t c = (uint64_t)hi << 32 | lo;
+    return base + (uint64_t)(((unsigned __int128)c * ft_clk.mult32) >> 32);
+}
+#endif
+
 static inline __attribute__((always_inline)) uint64_t ft_now(void)
 {
 #if defined(__x86_64__)
-    if (__builtin_expect(ft_clk.tsc, 1)) {
-        uint32_t lo, hi;
-        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-        uint64_t c = (uint64_t)hi << 32 | lo;
-        uint64_t quot = c >> ft_clk.shift;
-        uint64_t rem = c & (((uint64_t)1 << ft_clk.shift) - 1);
-        return ft_clk.zero + quot * ft_clk.mult +
-               ((rem * ft_clk.mult) >> ft_clk.shift);
-    }
+    if (__builtin_expect(ft_clk.tsc, 1))
+        return ft_tsc_ns(ft_clk.zero);
 #endif
     return ft_now_slow();
+}
+
+/* ft_now() - ft_g.t0_ns (the same value): the time since the tool's
+ * start, with the subtraction folded into the TSC's offset. */
+static inline __attribute__((always_inline)) uint64_t ft_now_rel(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(ft_clk.tsc, 1))
+        return ft_tsc_ns(ft_clk.rel);
+#endif
+    return ft_now_slow() - ft_g.t0_ns;
 }
 
 /* CPU of the calling thread: the kernel keeps it in the thread's rseq

@@ -16,11 +16,16 @@
 #include "wstream.h"
 
 /* 1 MiB: flushing every 256 KiB cost ~10 % more per record (bench_wstream)
- * in fixed per-flush work (zstd set-up per chunk, chunk headers, a write);
- * without compression (streams without events) 256 KiB was no faster
- * within the noise of tool_overhead.  Can be overridden at build time. */
+ * in fixed per-flush work (zstd set-up per chunk, chunk headers, a write).
+ * Streams without events are not compressed; for them 256 KiB is 1-3 ns
+ * per task cheaper (tool_overhead, bookkeeping.py): the buffered columns
+ * (~1.2 MB at 1 MiB of records) then stay in a 1 MiB L2 cache.  Can be
+ * overridden at build time. */
 #ifndef STREAM_DEFAULT_CAPACITY
 #define STREAM_DEFAULT_CAPACITY (1u << 20)
+#endif
+#ifndef STREAM_PLAIN_CAPACITY
+#define STREAM_PLAIN_CAPACITY (1u << 18)
 #endif
 
 /* Appends built chunks under the lock: the only serialised step. */
@@ -157,7 +162,8 @@ FMT_COLD static int grow_labels(ompf_wstream_t *s)
     fmt_path_cols_t *c = &s->lc;
     GROW_COL(c, first, 8);
     GROW_COL(c, parent, 8);
-    GROW_COL(c, comp, 8 * FMT_PATH_MAX);
+    for (unsigned j = 0; j < FMT_PATH_MAX; j++)
+        GROW_COL(c, comp[j], 8);
     GROW_COL(c, n, 1);
     s->cap_lab = cap;
     return 0;
@@ -251,9 +257,11 @@ static void free_cols(ompf_wstream_t *s)
     void *cols[] = {c->id,     c->cid,         c->lid,       c->start,      c->end,
                     c->iter_start, c->iter_count, c->thread, c->team_thread, c->team_size,
                     c->parts,  c->cpu,         c->core,      c->numa,       c->kind,
-                    c->vals,   s->lc.first,    s->lc.parent, s->lc.comp, s->lc.n};
+                    c->vals,   s->lc.first,    s->lc.parent, s->lc.n};
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
         free(cols[k]);
+    for (unsigned j = 0; j < FMT_PATH_MAX; j++)
+        free(s->lc.comp[j]);
 }
 
 void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values)
@@ -346,7 +354,9 @@ int ompf_wstream_create(ompf_writer_t *w, size_t capacity_bytes, ompf_wstream_t 
     s->n_events = w->n_events;
     s->xu_bytes = 7 * sizeof(uint64_t) + 7 * sizeof(uint32_t) + 1 +
                   s->n_events * sizeof(double);
-    s->capacity = capacity_bytes ? capacity_bytes : STREAM_DEFAULT_CAPACITY;
+    s->capacity = capacity_bytes  ? capacity_bytes
+                  : s->n_events ? STREAM_DEFAULT_CAPACITY
+                                : STREAM_PLAIN_CAPACITY;
     /* Keep one flush within the format's chunk size limit. */
     if (s->capacity > FMT_MAX_RAW / 4)
         s->capacity = FMT_MAX_RAW / 4;

@@ -267,9 +267,10 @@ void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *rows, size_t n,
  * the payload of fmt_enc_xus (n_prov = 0). */
 /* PATHS records: n[i] nodes with ids first[i] .. first[i] + n[i] - 1, the
  * first a child of parent[i], each next a child of the one before, with
- * components comp[i * FMT_PATH_MAX + j]. */
+ * components comp[j][i] (one array per position: a record touches only
+ * the n[i] it has, and each position encodes from contiguous memory). */
 typedef struct fmt_path_cols {
-    uint64_t *first, *parent, *comp;
+    uint64_t *first, *parent, *comp[FMT_PATH_MAX];
     uint8_t *n;
 } fmt_path_cols_t;
 void fmt_enc_path_cols(fmt_buf_t *b, const fmt_path_cols_t *c, size_t n);

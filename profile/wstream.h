@@ -86,9 +86,8 @@ static inline __attribute__((always_inline)) int fmt_ws_path(ompf_wstream_t *s, 
     c->first[i] = first_id;
     c->parent[i] = parent_id;
     c->n[i] = (uint8_t)n;
-    uint64_t *d = c->comp + i * FMT_PATH_MAX;
     for (unsigned j = 0; j < n; j++)
-        d[j] = comps[j];
+        c->comp[j][i] = comps[j];
     s->n_lab = i + 1;
     s->used += (2 + n) * sizeof(uint64_t);
     return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
