@@ -11,6 +11,7 @@
  * This file runs the steps type by type and gathers each step's values;
  * the grid (bc_grid.c) pairs one type's prev and cur XUs per step.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,137 @@ static int describe_steps(fz_ctx_t *c, bc_step_t *st)
     return 0;
 }
 
+/* Prev's values of an overlapping event come from the run that measured
+ * it first (its provider), step after step.  When several steps draw the
+ * same event from the same provider, that run's values over the type are
+ * sorted once per type and each step keeps those of the XUs still in
+ * play, instead of sorting them again. */
+typedef struct bc_sorted {
+    uint32_t run;
+    int32_t ev;
+    unsigned uses;  /* steps that draw it */
+    size_t n;       /* sorted values (key NULL until built for the type) */
+    uint64_t *key;  /* fz_double_key of each value, ascending */
+    uint32_t *idx;  /* its XU in run */
+} bc_sorted_t;
+
+typedef struct bc_cache {
+    bc_sorted_t *s;
+    size_t n;
+    uint8_t *mark;  /* per XU of a run: still in play */
+    double *out;    /* kmax x maxn filtered values */
+    const double **ps;
+    size_t *nps;
+} bc_cache_t;
+
+static bc_sorted_t *cache_find(bc_cache_t *cc, uint32_t run, int32_t ev)
+{
+    for (size_t i = 0; i < cc->n; i++)
+        if (cc->s[i].run == run && cc->s[i].ev == ev)
+            return &cc->s[i];
+    return NULL;
+}
+
+static int cache_init(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *st,
+                      size_t maxn, size_t kmax)
+{
+    size_t cap = 0, maxx = 1;
+    for (size_t s = 1; s < c->n; s++)
+        cap += st[s].k;
+    for (size_t r = 0; r < c->n; r++)
+        maxx = c->runs[r].n_xu > maxx ? c->runs[r].n_xu : maxx;
+    cc->s = calloc(cap ? cap : 1, sizeof *cc->s);
+    cc->mark = calloc(maxx, 1);
+    cc->ps = calloc(kmax, sizeof *cc->ps);
+    cc->nps = calloc(kmax, sizeof *cc->nps);
+    if (!cc->s || !cc->mark || !cc->ps || !cc->nps)
+        return OMPF_ENOMEM;
+    for (size_t s = 1; s < c->n; s++)
+        for (size_t e = 0; e < st[s].k; e++) {
+            bc_sorted_t *x = cache_find(cc, st[s].prov_run[e], st[s].prov_ev[e]);
+            if (!x) {
+                x = &cc->s[cc->n++];
+                x->run = st[s].prov_run[e];
+                x->ev = st[s].prov_ev[e];
+            }
+            x->uses++;
+        }
+    size_t shared = 0;
+    for (size_t i = 0; i < cc->n; i++)
+        shared += cc->s[i].uses > 1;
+    if (shared && !(cc->out = malloc(kmax * maxn * sizeof *cc->out)))
+        return OMPF_ENOMEM;
+    return 0;
+}
+
+/* Drops the sorted values of the previous type. */
+static void cache_clear(bc_cache_t *cc)
+{
+    for (size_t i = 0; i < cc->n; i++) {
+        free(cc->s[i].key);
+        free(cc->s[i].idx);
+        cc->s[i].key = NULL;
+        cc->s[i].idx = NULL;
+        cc->s[i].n = 0;
+    }
+}
+
+static void cache_free(bc_cache_t *cc)
+{
+    cache_clear(cc);
+    free(cc->s);
+    free(cc->mark);
+    free(cc->out);
+    free(cc->ps);
+    free(cc->nps);
+}
+
+/* Fills cc->ps / cc->nps for step S of type t: per overlapping event drawn
+ * by several steps, the sorted non-missing values of the np prev XUs. */
+static int cache_prev(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *S,
+                      size_t t, const uint32_t *ptup, size_t np, size_t maxn)
+{
+    size_t n = c->n;
+    for (size_t e = 0; e < S->k; e++) {
+        bc_sorted_t *x = cache_find(cc, S->prov_run[e], S->prov_ev[e]);
+        cc->ps[e] = NULL;
+        if (!x || x->uses < 2)
+            continue;
+        const fz_run_t *R = &c->runs[x->run];
+        if (!x->key) {
+            size_t cnt = R->tstart[t + 1] - R->tstart[t], m = 0;
+            x->key = malloc((cnt ? cnt : 1) * sizeof *x->key);
+            x->idx = malloc((cnt ? cnt : 1) * sizeof *x->idx);
+            if (!x->key || !x->idx)
+                return OMPF_ENOMEM;
+            for (size_t j = 0; j < cnt; j++) {
+                uint32_t i = R->bytype[R->tstart[t] + j];
+                double v = ompf_xu_values_const(R->p, i)[x->ev];
+                if (isnan(v))
+                    continue;
+                x->key[m] = fz_double_key(v);
+                x->idx[m++] = i;
+            }
+            x->n = m;
+            int rc = fz_radix_sort(x->key, x->idx, m);
+            if (rc)
+                return rc;
+        }
+        for (size_t j = 0; j < np; j++)
+            cc->mark[ptup[j * n + x->run]] = 1;
+        double *o = cc->out + e * maxn;
+        size_t m = 0;
+        for (size_t i = 0; i < x->n; i++)
+            if (cc->mark[x->idx[i]])
+                o[m++] = fz_key_double(x->key[i]);
+        for (size_t j = 0; j < np; j++)
+            cc->mark[ptup[j * n + x->run]] = 0;
+        cc->ps[e] = o;
+        cc->nps[e] = m;
+    }
+    return 0;
+}
+
 int fz_bc(fz_ctx_t *c, int labeled)
 {
     size_t n = c->n;
@@ -85,9 +217,11 @@ int fz_bc(fz_ctx_t *c, int labeled)
     uint32_t *clab = NULL; /* union label of each cur XU */
     double *P = NULL, *C = NULL;
     fz_key_t *pkey = NULL, *ckey = NULL;
-    uint32_t *slot = NULL; /* base XU index -> pair, FZ_NONE when none */
+    uint32_t *slot = NULL; /* prev index -> its cur partner or FZ_NONE */
     uint32_t *pair_p = NULL, *pair_c = NULL;
     bc_grid_t *grid = NULL;
+    bc_cache_t cc;
+    memset(&cc, 0, sizeof cc);
     if (!st || (rc = describe_steps(c, st)))
         goto out;
     rc = OMPF_ENOMEM;
@@ -105,15 +239,13 @@ int fz_bc(fz_ctx_t *c, int labeled)
     C = malloc(maxn * kmax * sizeof *C);
     pkey = malloc(maxn * sizeof *pkey);
     ckey = malloc(maxn * sizeof *ckey);
-    slot = malloc(c->runs[b].n_xu ? c->runs[b].n_xu * sizeof *slot : 1);
+    slot = malloc(maxn * sizeof *slot);
     pair_p = malloc(maxn * sizeof *pair_p);
     pair_c = malloc(maxn * sizeof *pair_c);
     grid = bc_grid_create(maxn, kmax);
     if (!grid || !ptup || !ntup || !plab || !nlab || !clab || !P || !C || !pkey || !ckey ||
-        !slot || !pair_p || !pair_c)
+        !slot || !pair_p || !pair_c || (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;
-    for (size_t i = 0; i < c->runs[b].n_xu; i++)
-        slot[i] = FZ_NONE;
     rc = 0;
     for (size_t t = 0; t < c->n_types && !rc; t++) {
         fz_run_t *B = &c->runs[b];
@@ -164,24 +296,32 @@ int fz_bc(fz_ctx_t *c, int labeled)
                     ckey[j].k2 = cx[j];
                 }
             }
-            bc_prob_t pb = {np, nc, k, P, C, pkey, ckey, pair_p, pair_c,
-                            0, 0, 1};
+            if ((rc = cache_prev(&cc, c, S, t, ptup, np, maxn)))
+                break;
+            bc_prob_t pb = {np, nc, k, P, C, pkey, ckey, cc.ps, cc.nps,
+                            pair_p, pair_c, 0, 0, 1};
             if ((rc = bc_grid_solve(grid, &pb)))
                 break;
             c->rep->types[t].iterations += pb.iterations;
             c->rep->step_iter[s - 1] += pb.iterations;
             /* New prev side, in base-run order so that the next step
-             * (and its random stream) does not depend on cell order. */
+             * (and its random stream) does not depend on cell order.  The
+             * prev side is in that order already: the pairs are placed by
+             * their prev index and prev is read in sequence. */
+            for (size_t j = 0; j < np; j++)
+                slot[j] = FZ_NONE;
             for (size_t j = 0; j < pb.n_pairs; j++)
-                slot[ptup[(size_t)pair_p[j] * n + b]] = (uint32_t)j;
+                slot[pair_p[j]] = pair_c[j];
             size_t w = 0;
-            for (size_t j = B->tstart[t]; j < B->tstart[t + 1]; j++) {
-                uint32_t pj = slot[B->bytype[j]];
-                if (pj == FZ_NONE)
+            for (size_t pi = 0; pi < np; pi++) {
+                uint32_t cj = slot[pi];
+                if (cj == FZ_NONE)
                     continue;
-                slot[B->bytype[j]] = FZ_NONE;
-                uint32_t pi = pair_p[pj], cj = pair_c[pj];
-                memcpy(ntup + w * n, ptup + (size_t)pi * n, n * sizeof *ntup);
+                if (pi + 16 < np && slot[pi + 16] != FZ_NONE) {
+                    __builtin_prefetch(&cx[slot[pi + 16]]);
+                    __builtin_prefetch(&clab[slot[pi + 16]]);
+                }
+                memcpy(ntup + w * n, ptup + pi * n, n * sizeof *ntup);
                 ntup[w * n + S->q] = cx[cj];
                 nlab[w] = plab[pi] == clab[cj]
                               ? plab[pi]
@@ -198,6 +338,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
         }
         for (size_t j = 0; j < np && !rc; j++)
             rc = fz_tuples_push(&c->res, n, ptup + j * n);
+        cache_clear(&cc);
         c->rep->types[t].fused = rc ? 0 : np;
         fz_progress_type(c, t);
     }
@@ -222,5 +363,6 @@ out:
     free(pair_p);
     free(pair_c);
     bc_grid_destroy(grid);
+    cache_free(&cc);
     return rc;
 }

@@ -316,14 +316,22 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn,
         if (!(range > 0))
             continue;
         size_t nx = 0, ny = 0;
-        double *x = buf, *y = buf + pb->np;
-        for (size_t i = 0; i < pb->np; i++)
-            if (!isnan(pb->P[i * pb->k + e]))
-                x[nx++] = pb->P[i * pb->k + e];
+        double *y = buf + pb->np;
+        const double *x = buf;
+        if (pb->psorted && pb->psorted[e]) {
+            x = pb->psorted[e];
+            nx = pb->npsorted[e];
+        } else {
+            for (size_t i = 0; i < pb->np; i++)
+                if (!isnan(pb->P[i * pb->k + e]))
+                    buf[nx++] = pb->P[i * pb->k + e];
+            if (sort_doubles(buf, tmp, nx))
+                return -1;
+        }
         for (size_t i = 0; i < pb->nc; i++)
             if (!isnan(pb->C[i * pb->k + e]))
                 y[ny++] = pb->C[i * pb->k + e];
-        if (sort_doubles(x, tmp, nx) || sort_doubles(y, tmp, ny))
+        if (sort_doubles(y, tmp, ny))
             return -1;
         double diff = min_cross(x, nx, y, ny);
         if (!(diff > 0)) /* identical values across the runs */

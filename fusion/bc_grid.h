@@ -12,6 +12,10 @@ typedef struct bc_prob {
     size_t np, nc, k;
     const double *P, *C;
     const fz_key_t *pkey, *ckey;
+    /* optional, per value: prev's non-missing values already sorted
+     * (psorted[e] NULL: the grid gathers and sorts them) */
+    const double *const *psorted;
+    const size_t *npsorted;
     uint32_t *pair_p, *pair_c; /* out: min(np, nc) capacity */
     size_t n_pairs;
     uint32_t iterations;
