@@ -485,7 +485,12 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         L = l < L ? l : L;
     }
     while (L != 65) {
-        /* Cells of level L: the runs of neighbours sharing level <= L. */
+        /* Cells of level L are the runs of neighbours sharing level <= L;
+         * each is paired, then its unpaired XUs are kept (behind the scan,
+         * which only reads ahead), finding the next level as they go. */
+        size_t keep = 0;
+        unsigned run = 0, next = 65; /* level spanned since the last kept */
+        uint64_t side = 0;           /* of the last kept XU */
         for (size_t a = 0; a < ne;) {
             size_t b = a + 1;
             uint64_t mixed = 0;
@@ -493,26 +498,23 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
                 mixed |= (tag[a] ^ tag[b++]) & TAG_SIDE;
             if (mixed)
                 pair_cell(g, pb, tag, a, b);
+            for (size_t j = a; j < b; j++) {
+                run = lv[j] > run ? lv[j] : run;
+                uint64_t t = tag[j];
+                if (t & TAG_PAIRED)
+                    continue;
+                unsigned l = (keep && ((t ^ side) & TAG_SIDE)) ? run : 65;
+                next = l < next ? l : next;
+                side = t;
+                tag[keep] = t;
+                lv[keep++] = (uint8_t)run;
+                run = 0;
+            }
             a = b;
         }
         pb->iterations++;
-        size_t keep = 0;
-        unsigned run = 0; /* level spanned since the last kept XU */
-        uint64_t side = 0; /* of the last kept XU */
-        L = 65;
-        for (size_t j = 0; j < ne; j++) {
-            run = lv[j] > run ? lv[j] : run;
-            uint64_t t = tag[j];
-            if (t & TAG_PAIRED)
-                continue;
-            unsigned l = (keep && ((t ^ side) & TAG_SIDE)) ? run : 65;
-            L = l < L ? l : L;
-            side = t;
-            tag[keep] = t;
-            lv[keep++] = (uint8_t)run;
-            run = 0;
-        }
         ne = keep;
+        L = next;
     }
     if (na) {
         /* Missing overlapping values: one last cell with all that is left. */
