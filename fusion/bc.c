@@ -1,9 +1,6 @@
 /* Behaviour Clustering (TACO 2017 §3.2, Alg. 3-4; docs/semantics.md,
  * Fusion), labelled and unlabelled.
  *
- * One file over 600 lines: the grid, the pairing and the per-type steps
- * share one context and run in one loop.
- *
  * Runs are combined in a valid order (fuse.c).  Per type and step, the XUs
  * of the combined profile so far (prev) and of the next run (cur) are put
  * on a grid over the overlapping events, bounds taken over both sides.
@@ -11,405 +8,14 @@
  * order (BC) or in a seeded random order (BC-unlabeled); then the grid is
  * relaxed and the rest is paired, until one side is exhausted.
  *
- * Grid.  The finest division dmax is the paper's: per overlapping event,
- * range / (smallest prev-cur difference), minimum over the events.  Every
- * XU gets integer coordinates c = floor((v - min) / range * dmax) once;
- * the grid at level L has cells c >> L, so each relaxation doubles the
- * cell size and grids are nested (a cell of level L lies inside one cell
- * of level L+1).  Nesting makes "is there a cell with XUs of both sides"
- * monotone in L, and the next useful level is computed directly: sorting
- * the XUs in Morton (bit-interleaved) order makes every cell of every level
- * a contiguous range, and the finest level at which two XUs share a cell,
- * max over events of bitlength(c_a ^ c_b), is minimal for some pair of
- * neighbours of different sides.  Each iteration therefore pairs at least
- * one couple, and there are at most bitlength(dmax) + 1 iterations, i.e.
- * O(log range); cells are never enumerated, only occupied ranges scanned.
- * XUs with a missing overlapping value join in a last one-cell iteration.
+ * This file runs the steps type by type and gathers each step's values;
+ * the grid (bc_grid.c) pairs one type's prev and cur XUs per step.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fz.h"
-
-/* An XU on the grid: a record of k coordinates followed by one tag word
- * (side, paired flag, index within its side).  Records are stored inline,
- * contiguous, so that sorting and the per-iteration scans stream through
- * memory instead of chasing pointers. */
-#define TAG_SIDE (1ull << 63)
-#define TAG_PAIRED (1ull << 62)
-#define TAG_INDEX 0xffffffffull
-
-/* Dimensions and records, for the qsort comparators (per thread: fusions
- * may run concurrently). */
-static _Thread_local size_t g_k;
-static _Thread_local const uint64_t *g_rec;
-
-static inline int less_msb(uint64_t x, uint64_t y)
-{
-    return x < y && x < (x ^ y);
-}
-
-/* Morton (bit-interleaved) order without interleaving: the coordinate
- * with the most significant differing bit decides (Chan's trick). */
-static int cmp_morton(const void *pa, const void *pb)
-{
-    const uint64_t *a = pa, *b = pb;
-    size_t msd = 0;
-    uint64_t x = 0;
-    for (size_t e = 0; e < g_k; e++) {
-        uint64_t y = a[e] ^ b[e];
-        if (less_msb(x, y)) {
-            msd = e;
-            x = y;
-        }
-    }
-    if (a[msd] != b[msd])
-        return a[msd] < b[msd] ? -1 : 1;
-    uint64_t ta = a[g_k] & ~TAG_PAIRED, tb = b[g_k] & ~TAG_PAIRED;
-    return (ta > tb) - (ta < tb); /* prev before cur, then index */
-}
-
-static inline unsigned bitlen(uint64_t x)
-{
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
-
-static int cmp_morton_idx(const void *pa, const void *pb)
-{
-    size_t w = g_k + 1;
-    return cmp_morton(g_rec + *(const uint32_t *)pa * w,
-                      g_rec + *(const uint32_t *)pb * w);
-}
-
-/* Sorts the n records (stride k + 1) in cmp_morton order, which is total
- * (tags are unique), so the result is the one qsort gives.  The first 64
- * bits of each record's interleaved coordinates (bit levels from the top,
- * dimension 0 first within a level: Morton order) are radix-sorted; runs
- * of equal prefixes, possible only when the coordinates have more bits,
- * are finished with the comparator.  Records are filled in tag order, so
- * the stable radix sort already orders equal coordinates by tag. */
-static int sort_morton(uint64_t *rec, size_t n, size_t k, uint64_t cmax)
-{
-    size_t w = k + 1;
-    if (n < 2)
-        return 0;
-    uint64_t *key = malloc(n * sizeof *key);
-    uint32_t *idx = malloc(n * sizeof *idx);
-    uint64_t *tmp = malloc(w * sizeof *tmp);
-    int rc = OMPF_ENOMEM;
-    if (!key || !idx || !tmp)
-        goto out;
-    unsigned levels = bitlen(cmax);
-    int complete = (size_t)levels * k <= 64;
-    for (size_t j = 0; j < n; j++) {
-        const uint64_t *r = rec + j * w;
-        uint64_t x = 0;
-        unsigned bits = 0;
-        for (unsigned l = levels; l-- > 0 && bits < 64;)
-            for (size_t e = 0; e < k && bits < 64; e++, bits++)
-                x = (x << 1) | ((r[e] >> l) & 1);
-        key[j] = bits == 0 ? 0 : bits < 64 ? x << (64 - bits) : x;
-        idx[j] = (uint32_t)j;
-    }
-    if ((rc = fz_radix_sort(key, idx, n)))
-        goto out;
-    if (!complete) {
-        g_k = k;
-        g_rec = rec;
-        for (size_t a = 0; a < n;) {
-            size_t b = a + 1;
-            while (b < n && key[b] == key[a])
-                b++;
-            if (b - a > 1)
-                qsort(idx + a, b - a, sizeof *idx, cmp_morton_idx);
-            a = b;
-        }
-    }
-    /* Permutes in place, cycle by cycle (idx[j] = j marks a placed
-     * record). */
-    for (size_t s0 = 0; s0 < n; s0++) {
-        if (idx[s0] == s0)
-            continue;
-        memcpy(tmp, rec + s0 * w, w * sizeof *tmp);
-        size_t cur = s0;
-        while (idx[cur] != s0) {
-            size_t nx = idx[cur];
-            memcpy(rec + cur * w, rec + nx * w, w * sizeof *rec);
-            idx[cur] = (uint32_t)cur;
-            cur = nx;
-        }
-        memcpy(rec + cur * w, tmp, w * sizeof *tmp);
-        idx[cur] = (uint32_t)cur;
-    }
-    rc = 0;
-out:
-    free(key);
-    free(idx);
-    free(tmp);
-    return rc;
-}
-
-static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
-{
-    unsigned l = 0;
-    for (size_t e = 0; e < k; e++) {
-        unsigned b2 = bitlen(a[e] ^ b[e]);
-        if (b2 > l)
-            l = b2;
-    }
-    return l;
-}
-
-static int same_cell(const uint64_t *a, const uint64_t *b, size_t k,
-                     unsigned L)
-{
-    for (size_t e = 0; e < k; e++)
-        if ((a[e] >> L) != (b[e] >> L))
-            return 0;
-    return 1;
-}
-
-/* Sorts n doubles (no NaN) through their order-preserving integer keys. */
-static int sort_doubles(double *v, uint64_t *tmp, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = fz_double_key(v[i]);
-    int rc = fz_radix_sort(tmp, NULL, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = fz_key_double(tmp[i]);
-    return rc;
-}
-
-/* One side-pair problem: np prev and nc cur XUs with k overlapping values
- * each (row-major, NaN = missing) and order keys; writes pairs. */
-typedef struct bc_prob {
-    size_t np, nc, k;
-    const double *P, *C;
-    const fz_key_t *pkey, *ckey; /* order keys (k1, k2; idx unused) */
-    uint32_t *pair_p, *pair_c;   /* out: min(np, nc) capacity */
-    size_t n_pairs;
-    uint32_t iterations;
-    double dmax;
-} bc_prob_t;
-
-/* Smallest |a - b| with a from sorted x, b from sorted y. */
-static double min_cross(const double *x, size_t nx, const double *y, size_t ny)
-{
-    double best = INFINITY;
-    size_t i = 0, j = 0;
-    while (i < nx && j < ny) {
-        double d = fabs(x[i] - y[j]);
-        if (d < best)
-            best = d;
-        if (x[i] < y[j])
-            i++;
-        else
-            j++;
-    }
-    return best;
-}
-
-static double grid_dmax(const bc_prob_t *pb, const double *mn,
-                        const double *mx, double *buf, uint64_t *tmp)
-{
-    double dmax = INFINITY;
-    for (size_t e = 0; e < pb->k; e++) {
-        double range = mx[e] - mn[e];
-        if (!(range > 0))
-            continue;
-        size_t nx = 0, ny = 0;
-        double *x = buf, *y = buf + pb->np;
-        for (size_t i = 0; i < pb->np; i++)
-            if (!isnan(pb->P[i * pb->k + e]))
-                x[nx++] = pb->P[i * pb->k + e];
-        for (size_t i = 0; i < pb->nc; i++)
-            if (!isnan(pb->C[i * pb->k + e]))
-                y[ny++] = pb->C[i * pb->k + e];
-        if (sort_doubles(x, tmp, nx) || sort_doubles(y, tmp, ny))
-            return -1;
-        double diff = min_cross(x, nx, y, ny);
-        if (!(diff > 0)) {
-            /* Identical values across the runs: the grid must still
-             * separate distinct values, so use the smallest gap between
-             * any two distinct values of this event. */
-            diff = INFINITY;
-            size_t i = 0, j = 0;
-            double last = NAN;
-            while (i < nx || j < ny) {
-                double v = (j >= ny || (i < nx && x[i] <= y[j])) ? x[i++] : y[j++];
-                if (!isnan(last) && v > last && v - last < diff)
-                    diff = v - last;
-                last = v;
-            }
-        }
-        if (isfinite(diff) && diff > 0 && range / diff < dmax)
-            dmax = range / diff;
-    }
-    if (!isfinite(dmax) || dmax < 1)
-        dmax = 1;
-    if (dmax > 4503599627370496.0) /* 2^52: coordinates stay exact */
-        dmax = 4503599627370496.0;
-    return dmax;
-}
-
-/* Pairs, inside one cell (records a..b-1 of stride w), prev and cur
- * members in order-key order. */
-static void pair_cell(bc_prob_t *pb, uint64_t *rec, size_t w, size_t a,
-                      size_t b, fz_key_t *tp, fz_key_t *tc)
-{
-    size_t k = pb->k, np = 0, nc = 0;
-    for (size_t j = a; j < b; j++) {
-        uint64_t tag = rec[j * w + k];
-        if (tag & TAG_PAIRED)
-            continue;
-        uint32_t i = (uint32_t)(tag & TAG_INDEX);
-        fz_key_t key = (tag & TAG_SIDE) ? pb->ckey[i] : pb->pkey[i];
-        key.idx = (uint32_t)j;
-        if (tag & TAG_SIDE)
-            tc[nc++] = key;
-        else
-            tp[np++] = key;
-    }
-    size_t m = np < nc ? np : nc;
-    if (!m)
-        return;
-    if (np > 1)
-        fz_sort_keys(tp, np);
-    if (nc > 1)
-        fz_sort_keys(tc, nc);
-    for (size_t j = 0; j < m; j++) {
-        uint64_t *p = &rec[(size_t)tp[j].idx * w + k];
-        uint64_t *q = &rec[(size_t)tc[j].idx * w + k];
-        pb->pair_p[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
-        pb->pair_c[pb->n_pairs] = (uint32_t)(*q & TAG_INDEX);
-        pb->n_pairs++;
-        *p |= TAG_PAIRED;
-        *q |= TAG_PAIRED;
-    }
-}
-
-static int bc_solve(bc_prob_t *pb)
-{
-    size_t k = pb->k, n = pb->np + pb->nc, w = k + 1;
-    pb->n_pairs = 0;
-    pb->iterations = 0;
-    pb->dmax = 1;
-    if (!pb->np || !pb->nc)
-        return 0;
-    int rc = OMPF_ENOMEM;
-    double *mn = malloc(k * sizeof *mn), *mx = malloc(k * sizeof *mx);
-    double *buf = malloc(n * sizeof *buf);
-    uint64_t *rec = malloc(n * w * sizeof *rec);   /* on the grid */
-    uint64_t *aside = malloc(n * w * sizeof *aside); /* missing values */
-    fz_key_t *tp = malloc(pb->np * sizeof *tp), *tc = malloc(pb->nc * sizeof *tc);
-    if (!mn || !mx || !buf || !rec || !tp || !tc || !aside)
-        goto out;
-    for (size_t e = 0; e < k; e++) {
-        mn[e] = INFINITY;
-        mx[e] = -INFINITY;
-    }
-    for (size_t s = 0; s < 2; s++) {
-        const double *V = s ? pb->C : pb->P;
-        size_t cnt = s ? pb->nc : pb->np;
-        for (size_t i = 0; i < cnt; i++)
-            for (size_t e = 0; e < k; e++) {
-                double v = V[i * k + e];
-                if (isnan(v))
-                    continue;
-                if (v < mn[e])
-                    mn[e] = v;
-                if (v > mx[e])
-                    mx[e] = v;
-            }
-    }
-    double dmax = grid_dmax(pb, mn, mx, buf, aside);
-    if (dmax < 0)
-        goto out;
-    pb->dmax = dmax;
-    uint64_t cmax = (uint64_t)ceil(dmax) - 1;
-    size_t ne = 0, na = 0;
-    for (size_t s = 0; s < 2; s++) {
-        const double *V = s ? pb->C : pb->P;
-        size_t cnt = s ? pb->nc : pb->np;
-        for (size_t i = 0; i < cnt; i++) {
-            int missing = 0;
-            for (size_t e = 0; e < k; e++)
-                missing |= isnan(V[i * k + e]);
-            uint64_t *r = missing ? aside + (na++) * w : rec + (ne++) * w;
-            for (size_t e = 0; e < k; e++) {
-                double v = V[i * k + e], range = mx[e] - mn[e];
-                if (isnan(v) || !(range > 0)) {
-                    r[e] = 0;
-                    continue;
-                }
-                double x = floor((v - mn[e]) / range * dmax);
-                r[e] = x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
-            }
-            r[k] = (s ? TAG_SIDE : 0) | (uint64_t)i;
-        }
-    }
-    if ((rc = sort_morton(rec, ne, k, cmax)))
-        goto out;
-    rc = OMPF_ENOMEM;
-    for (;;) {
-        /* Finest level at which two neighbours of different sides share a
-         * cell: the next level that can pair anything. */
-        unsigned L = 65;
-        for (size_t j = 1; j < ne; j++) {
-            const uint64_t *x = rec + (j - 1) * w, *y = rec + j * w;
-            if ((x[k] ^ y[k]) & TAG_SIDE) {
-                unsigned l = shared_level(x, y, k);
-                if (l < L)
-                    L = l;
-            }
-        }
-        if (L == 65)
-            break;
-        for (size_t a = 0; a < ne;) {
-            size_t b = a + 1;
-            int mixed = 0;
-            const uint64_t *ra = rec + a * w;
-            while (b < ne && same_cell(ra, rec + b * w, k, L)) {
-                mixed |= ((ra[k] ^ rec[b * w + k]) & TAG_SIDE) != 0;
-                b++;
-            }
-            if (mixed)
-                pair_cell(pb, rec, w, a, b, tp, tc);
-            a = b;
-        }
-        pb->iterations++;
-        size_t keep = 0;
-        for (size_t j = 0; j < ne; j++)
-            if (!(rec[j * w + k] & TAG_PAIRED)) {
-                if (keep != j)
-                    memcpy(rec + keep * w, rec + j * w, w * sizeof *rec);
-                keep++;
-            }
-        ne = keep;
-    }
-    if (na) {
-        /* Missing overlapping values: one last cell with all that is left. */
-        size_t rp = 0, rcur = 0;
-        memcpy(rec + ne * w, aside, na * w * sizeof *rec);
-        for (size_t j = 0; j < ne + na; j++)
-            (rec[j * w + k] & TAG_SIDE) ? rcur++ : rp++;
-        if (rp && rcur) {
-            pair_cell(pb, rec, w, 0, ne + na, tp, tc);
-            pb->iterations++;
-        }
-    }
-    rc = 0;
-out:
-    free(mn);
-    free(mx);
-    free(buf);
-    free(rec);
-    free(aside);
-    free(tp);
-    free(tc);
-    return rc;
-}
+#include "bc_grid.h"
 
 /* ---- per type, per step -------------------------------------------------- */
 
@@ -470,6 +76,137 @@ static int describe_steps(fz_ctx_t *c, bc_step_t *st)
     return 0;
 }
 
+/* Prev's values of an overlapping event come from the run that measured
+ * it first (its provider), step after step.  When several steps draw the
+ * same event from the same provider, that run's values over the type are
+ * sorted once per type and each step keeps those of the XUs still in
+ * play, instead of sorting them again. */
+typedef struct bc_sorted {
+    uint32_t run;
+    int32_t ev;
+    unsigned uses;  /* steps that draw it */
+    size_t n;       /* sorted values (key NULL until built for the type) */
+    uint64_t *key;  /* fz_double_key of each value, ascending */
+    uint32_t *idx;  /* its XU in run */
+} bc_sorted_t;
+
+typedef struct bc_cache {
+    bc_sorted_t *s;
+    size_t n;
+    uint8_t *mark;  /* per XU of a run: still in play */
+    double *out;    /* kmax x maxn filtered values */
+    const double **ps;
+    size_t *nps;
+} bc_cache_t;
+
+static bc_sorted_t *cache_find(bc_cache_t *cc, uint32_t run, int32_t ev)
+{
+    for (size_t i = 0; i < cc->n; i++)
+        if (cc->s[i].run == run && cc->s[i].ev == ev)
+            return &cc->s[i];
+    return NULL;
+}
+
+static int cache_init(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *st,
+                      size_t maxn, size_t kmax)
+{
+    size_t cap = 0, maxx = 1;
+    for (size_t s = 1; s < c->n; s++)
+        cap += st[s].k;
+    for (size_t r = 0; r < c->n; r++)
+        maxx = c->runs[r].n_xu > maxx ? c->runs[r].n_xu : maxx;
+    cc->s = calloc(cap ? cap : 1, sizeof *cc->s);
+    cc->mark = calloc(maxx, 1);
+    cc->ps = calloc(kmax, sizeof *cc->ps);
+    cc->nps = calloc(kmax, sizeof *cc->nps);
+    if (!cc->s || !cc->mark || !cc->ps || !cc->nps)
+        return OMPF_ENOMEM;
+    for (size_t s = 1; s < c->n; s++)
+        for (size_t e = 0; e < st[s].k; e++) {
+            bc_sorted_t *x = cache_find(cc, st[s].prov_run[e], st[s].prov_ev[e]);
+            if (!x) {
+                x = &cc->s[cc->n++];
+                x->run = st[s].prov_run[e];
+                x->ev = st[s].prov_ev[e];
+            }
+            x->uses++;
+        }
+    size_t shared = 0;
+    for (size_t i = 0; i < cc->n; i++)
+        shared += cc->s[i].uses > 1;
+    if (shared && !(cc->out = malloc(kmax * maxn * sizeof *cc->out)))
+        return OMPF_ENOMEM;
+    return 0;
+}
+
+/* Drops the sorted values of the previous type. */
+static void cache_clear(bc_cache_t *cc)
+{
+    for (size_t i = 0; i < cc->n; i++) {
+        free(cc->s[i].key);
+        free(cc->s[i].idx);
+        cc->s[i].key = NULL;
+        cc->s[i].idx = NULL;
+        cc->s[i].n = 0;
+    }
+}
+
+static void cache_free(bc_cache_t *cc)
+{
+    cache_clear(cc);
+    free(cc->s);
+    free(cc->mark);
+    free(cc->out);
+    free(cc->ps);
+    free(cc->nps);
+}
+
+/* Fills cc->ps / cc->nps for step S of type t: per overlapping event drawn
+ * by several steps, the sorted non-missing values of the np prev XUs. */
+static int cache_prev(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *S,
+                      size_t t, const uint32_t *ptup, size_t np, size_t maxn)
+{
+    size_t n = c->n;
+    for (size_t e = 0; e < S->k; e++) {
+        bc_sorted_t *x = cache_find(cc, S->prov_run[e], S->prov_ev[e]);
+        cc->ps[e] = NULL;
+        if (!x || x->uses < 2)
+            continue;
+        const fz_run_t *R = &c->runs[x->run];
+        if (!x->key) {
+            size_t cnt = R->tstart[t + 1] - R->tstart[t], m = 0;
+            x->key = malloc((cnt ? cnt : 1) * sizeof *x->key);
+            x->idx = malloc((cnt ? cnt : 1) * sizeof *x->idx);
+            if (!x->key || !x->idx)
+                return OMPF_ENOMEM;
+            for (size_t j = 0; j < cnt; j++) {
+                uint32_t i = R->bytype[R->tstart[t] + j];
+                double v = ompf_xu_values_const(R->p, i)[x->ev];
+                if (isnan(v))
+                    continue;
+                x->key[m] = fz_double_key(v);
+                x->idx[m++] = i;
+            }
+            x->n = m;
+            int rc = fz_radix_sort(x->key, x->idx, m);
+            if (rc)
+                return rc;
+        }
+        for (size_t j = 0; j < np; j++)
+            cc->mark[ptup[j * n + x->run]] = 1;
+        double *o = cc->out + e * maxn;
+        size_t m = 0;
+        for (size_t i = 0; i < x->n; i++)
+            if (cc->mark[x->idx[i]])
+                o[m++] = fz_key_double(x->key[i]);
+        for (size_t j = 0; j < np; j++)
+            cc->mark[ptup[j * n + x->run]] = 0;
+        cc->ps[e] = o;
+        cc->nps[e] = m;
+    }
+    return 0;
+}
+
 int fz_bc(fz_ctx_t *c, int labeled)
 {
     size_t n = c->n;
@@ -480,8 +217,11 @@ int fz_bc(fz_ctx_t *c, int labeled)
     uint32_t *clab = NULL; /* union label of each cur XU */
     double *P = NULL, *C = NULL;
     fz_key_t *pkey = NULL, *ckey = NULL;
-    uint32_t *slot = NULL; /* base XU index -> pair, FZ_NONE when none */
+    uint32_t *slot = NULL; /* prev index -> its cur partner or FZ_NONE */
     uint32_t *pair_p = NULL, *pair_c = NULL;
+    bc_grid_t *grid = NULL;
+    bc_cache_t cc;
+    memset(&cc, 0, sizeof cc);
     if (!st || (rc = describe_steps(c, st)))
         goto out;
     rc = OMPF_ENOMEM;
@@ -499,14 +239,13 @@ int fz_bc(fz_ctx_t *c, int labeled)
     C = malloc(maxn * kmax * sizeof *C);
     pkey = malloc(maxn * sizeof *pkey);
     ckey = malloc(maxn * sizeof *ckey);
-    slot = malloc(c->runs[b].n_xu ? c->runs[b].n_xu * sizeof *slot : 1);
+    slot = malloc(maxn * sizeof *slot);
     pair_p = malloc(maxn * sizeof *pair_p);
     pair_c = malloc(maxn * sizeof *pair_c);
-    if (!ptup || !ntup || !plab || !nlab || !clab || !P || !C || !pkey || !ckey ||
-        !slot || !pair_p || !pair_c)
+    grid = bc_grid_create(maxn, kmax);
+    if (!grid || !ptup || !ntup || !plab || !nlab || !clab || !P || !C || !pkey || !ckey ||
+        !slot || !pair_p || !pair_c || (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;
-    for (size_t i = 0; i < c->runs[b].n_xu; i++)
-        slot[i] = FZ_NONE;
     rc = 0;
     for (size_t t = 0; t < c->n_types && !rc; t++) {
         fz_run_t *B = &c->runs[b];
@@ -557,24 +296,32 @@ int fz_bc(fz_ctx_t *c, int labeled)
                     ckey[j].k2 = cx[j];
                 }
             }
-            bc_prob_t pb = {np, nc, k, P, C, pkey, ckey, pair_p, pair_c,
-                            0, 0, 1};
-            if ((rc = bc_solve(&pb)))
+            if ((rc = cache_prev(&cc, c, S, t, ptup, np, maxn)))
+                break;
+            bc_prob_t pb = {np, nc, k, P, C, pkey, ckey, cc.ps, cc.nps,
+                            pair_p, pair_c, 0, 0, 1};
+            if ((rc = bc_grid_solve(grid, &pb)))
                 break;
             c->rep->types[t].iterations += pb.iterations;
             c->rep->step_iter[s - 1] += pb.iterations;
             /* New prev side, in base-run order so that the next step
-             * (and its random stream) does not depend on cell order. */
+             * (and its random stream) does not depend on cell order.  The
+             * prev side is in that order already: the pairs are placed by
+             * their prev index and prev is read in sequence. */
+            for (size_t j = 0; j < np; j++)
+                slot[j] = FZ_NONE;
             for (size_t j = 0; j < pb.n_pairs; j++)
-                slot[ptup[(size_t)pair_p[j] * n + b]] = (uint32_t)j;
+                slot[pair_p[j]] = pair_c[j];
             size_t w = 0;
-            for (size_t j = B->tstart[t]; j < B->tstart[t + 1]; j++) {
-                uint32_t pj = slot[B->bytype[j]];
-                if (pj == FZ_NONE)
+            for (size_t pi = 0; pi < np; pi++) {
+                uint32_t cj = slot[pi];
+                if (cj == FZ_NONE)
                     continue;
-                slot[B->bytype[j]] = FZ_NONE;
-                uint32_t pi = pair_p[pj], cj = pair_c[pj];
-                memcpy(ntup + w * n, ptup + (size_t)pi * n, n * sizeof *ntup);
+                if (pi + 16 < np && slot[pi + 16] != FZ_NONE) {
+                    __builtin_prefetch(&cx[slot[pi + 16]]);
+                    __builtin_prefetch(&clab[slot[pi + 16]]);
+                }
+                memcpy(ntup + w * n, ptup + pi * n, n * sizeof *ntup);
                 ntup[w * n + S->q] = cx[cj];
                 nlab[w] = plab[pi] == clab[cj]
                               ? plab[pi]
@@ -591,6 +338,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
         }
         for (size_t j = 0; j < np && !rc; j++)
             rc = fz_tuples_push(&c->res, n, ptup + j * n);
+        cache_clear(&cc);
         c->rep->types[t].fused = rc ? 0 : np;
         fz_progress_type(c, t);
     }
@@ -614,5 +362,7 @@ out:
     free(slot);
     free(pair_p);
     free(pair_c);
+    bc_grid_destroy(grid);
+    cache_free(&cc);
     return rc;
 }

@@ -10,7 +10,10 @@ and `combine bc` -- CPU time (user + sys of the child) and peak RSS.
 With --ref OLD_OMPFUSE the old binary is measured in the same rounds.
 Prints min and median per figure, the ratio to reading, bytes per input
 XU beyond the values, the time exponent between consecutive sizes, and the
-targets next to them.
+targets next to them.  When BC is measured, a closing table puts its
+figures next to its own targets (ratio at 10^5 XUs per type, bytes per XU,
+exponent); with --strategies bc alone only the BC inputs are generated and
+read (--sizes 2e4,2e5,2e6: 10^4 to 10^6 XUs per type).
 
 usage: scale.py [--sizes 1e4,1e5,1e6] [--runs 10] [--repeat 3]
                 [--ref OLD_OMPFUSE] [--strategies lgl,ctc,bc] [--bc-steps 8]
@@ -30,6 +33,9 @@ import sys
 import time
 
 TARGET_RATIO = {"lgl": 1.5, "ctc": 1.5, "bc": 3.0}
+# BC (issue 20): <= 3 x read at 8 steps x 10^5 XUs per type, <= 64 bytes
+# per input XU beyond the values, time exponent <= 1.05.
+BC_TARGET_PER_TYPE, BC_TARGET_BYTES, TARGET_EXPONENT = 100000, 64, 1.05
 
 
 def timed(cmd, cwd):
@@ -42,6 +48,36 @@ def timed(cmd, cwd):
                          f"{p.stderr.strip()}")
     u, s, m = p.stderr.strip().splitlines()[-1].split()
     return float(u) + float(s), int(m) / 1024.0
+
+
+def bc_report(rows, bins):
+    """BC's figures next to its targets, one line per binary and size.
+    rows: (tag, XUs per type, median CPU, x read, peak MB, B/XU, load)."""
+    print("\n# BC against its targets (median CPU of combine bc; ratio to "
+          "reading the same inputs; exponent between consecutive sizes)")
+    print("| binary | XUs per type | combine bc CPU s | x read | target "
+          "| peak RSS MB | B/XU beyond values | target | exponent | target "
+          "| load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for tag, _ in bins:
+        prev = None
+        for t, per_type, med, ratio, rss, beyond, load in rows:
+            if t != tag:
+                continue
+            rt = (f"<= 3 ({'holds' if ratio <= 3 else 'missed'})"
+                  if per_type == BC_TARGET_PER_TYPE else "")
+            bt = (f"<= {BC_TARGET_BYTES} "
+                  f"({'holds' if beyond <= BC_TARGET_BYTES else 'missed'})")
+            ex, et = "", ""
+            if prev and prev[1] > 0 and med > 0:
+                e = math.log(med / prev[1]) / math.log(per_type / prev[0])
+                ex = f"{e:.2f}"
+                et = (f"<= {TARGET_EXPONENT} "
+                      f"({'holds' if e <= TARGET_EXPONENT else 'missed'})")
+            prev = (per_type, med)
+            print(f"| {tag} | {per_type:.0e} | {med:.3f} | {ratio:.2f} | {rt} "
+                  f"| {rss:.0f} | {beyond:.0f} | {bt} | {ex} | {et} "
+                  f"| {load:.1f} |")
 
 
 def main():
@@ -67,6 +103,7 @@ def main():
           "| x read (median) | peak RSS MB | B/XU beyond values | target |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     prev = {}
+    bc_rows = []
     for size in a.sizes.split(","):
         n = int(float(size))
         d = os.path.join(a.work, f"n{n}")
@@ -74,17 +111,19 @@ def main():
         bc = "bc" in strategies
         have = a.keep_inputs and os.path.exists(
             os.path.join(d, f"lgl{a.runs - 1}.ompf"))
+        lgl = any(x != "bc" for x in strategies)
         if not have:
             shutil.rmtree(d, ignore_errors=True)
-            subprocess.run([bench, "--generate-only", "--runs", str(a.runs),
-                            "--xus", str(n), "--bc-steps",
-                            str(a.bc_steps if bc else 1),
+            subprocess.run([bench, "--generate-only",
+                            "--runs", str(a.runs if lgl else 2),
+                            "--xus", str(n if lgl else 1),
+                            "--bc-steps", str(a.bc_steps if bc else 1),
                             "--bc-xus", str(max(n // 2, 1) if bc else 1), d],
                            check=True, stdout=subprocess.DEVNULL)
         gen = time.time() - t0
         lgl_in = [f"lgl{r}.ompf" for r in range(a.runs)]
         bc_in = [f"bc{r}.ompf" for r in range(a.bc_steps + 1)]
-        steps = [("read lgl inputs", ["show"] + lgl_in, a.runs * n, 1)]
+        steps = [("read lgl inputs", ["show"] + lgl_in, a.runs * n, 1)] if lgl else []
         if bc:
             steps.append(("read bc inputs", ["show"] + bc_in,
                           len(bc_in) * (n // 2) * 2, 4))
@@ -121,11 +160,16 @@ def main():
                 prev[key] = (n, med)
                 print(f"| {tag} | {name} | {n:.0e} | {xus} | {mn:.3f} | {med:.3f}{exp} "
                       f"| {ratio:.2f} | {rss:.0f} | {beyond:.0f} | {target} |")
+                if name == "combine bc":
+                    bc_rows.append((tag, n // 2, med, ratio, rss, beyond,
+                                    os.getloadavg()[0]))
         sys.stdout.flush()
         print(f"# N={n}: inputs {'reused' if have else 'generated'} in {gen:.1f} s; "
               f"load average now {os.getloadavg()[0]:.1f}", flush=True)
         if not a.keep_inputs:
             shutil.rmtree(d, ignore_errors=True)
+    if bc_rows:
+        bc_report(bc_rows, bins)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ re-implemented here, so the oracle is exact for both variants.
 
 usage: bc_oracle.py OMPFUSE WORKDIR
 """
+import bisect
 import csv
 import math
 import os
@@ -69,7 +70,9 @@ def dmax_of(P, C, k):
             continue
         x = sorted(v[e] for v in P if v[e] is not None)
         y = sorted(v[e] for v in C if v[e] is not None)
-        diff = min((abs(a - b) for a in x for b in y), default=math.inf)
+        diff = min((min(abs(a - y[j]) for j in (i - 1, i) if 0 <= j < len(y))
+                    for a in x for i in [bisect.bisect_left(y, a)] if y),
+                   default=math.inf)
         if not diff > 0:
             merged = sorted(x + y)
             gaps = [b - a for a, b in zip(merged, merged[1:]) if b > a]
@@ -169,6 +172,34 @@ def make_case(seed):
                         v = None
                     vals[e] = v
                 rows.append({"type": f"f.c:{10 + t}", "label": lab, "vals": vals})
+        rnd.shuffle(rows)
+        for i, row in enumerate(rows):
+            row["xu"] = i + 1
+        runs.append((evsets[r], rows))
+    return runs
+
+
+def make_wide_case(seed, k, n):
+    """Three runs of one type with n XUs and k overlapping events of
+    continuous values (so the grid is fine and its Morton keys are longer
+    than 64 bits when k is large), some identical across the runs and some
+    missing: run 0 and run 1 count E0..E{k-1}, run 2 the first half."""
+    rnd = random.Random(seed)
+    names = [f"E{e}" for e in range(k)]
+    evsets = [names, names, names[:max(1, k // 2)]]
+    shared = [[round(rnd.lognormvariate(8, 1.5), 3) for _ in range(k)]
+              for _ in range(n // 4)]
+    runs = []
+    for r in range(3):
+        rows = []
+        for i in range(n):
+            base = shared[i] if i < len(shared) else None
+            vals = {}
+            for ei, e in enumerate(evsets[r]):
+                v = base[ei] if base else round(rnd.lognormvariate(8, 1.5), 3)
+                vals[e] = None if rnd.random() < 0.01 else v
+            lab = "0." + ".".join(str(rnd.randrange(3)) for _ in range(2)) + f".{r}{i}"
+            rows.append({"type": "f.c:10", "label": lab, "vals": vals})
         rnd.shuffle(rows)
         for i, row in enumerate(rows):
             row["xu"] = i + 1
@@ -293,8 +324,11 @@ def iterations_of(stdout):
     return total
 
 
-for seed in range(1, 7):
-    runs = make_case(seed)
+# seeds 1-6: small cases with ties; 7-9: 1,100 XUs (the radix sort path)
+# with 3, 9 and 12 overlapping events of fine-grained values
+WIDE = {7: 3, 8: 9, 9: 12}
+for seed in range(1, 10):
+    runs = make_case(seed) if seed not in WIDE else make_wide_case(seed, WIDE[seed], 1100)
     for r, (evs, rows) in enumerate(runs):
         write_and_import(f"s{seed}r{r}", evs, rows, r)
     ins = [f"s{seed}r{r}.ompf" for r in range(3)]
@@ -329,3 +363,4 @@ if fails:
     print(f"{len(fails)} failure(s)")
     sys.exit(1)
 print("BC matches the oracle on all cases")
+

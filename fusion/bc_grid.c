@@ -1,0 +1,531 @@
+/* The grid of Behaviour Clustering (docs/fusion.md, BC steps 2-7).
+ *
+ * The finest division dmax is the paper's: per overlapping event, range /
+ * (smallest prev-cur difference), minimum over the events.  Every XU gets
+ * integer coordinates c = floor((v - min) / range * dmax) once; the grid
+ * at level L has cells c >> L, so each relaxation doubles the cell size
+ * and grids are nested.  Nesting makes "is there a cell with XUs of both
+ * sides" monotone in L, and the next useful level is computed directly:
+ * sorting the XUs in Morton (bit-interleaved) order makes every cell of
+ * every level a contiguous range, and the finest level at which two XUs
+ * share a cell, max over events of bitlength(c_a ^ c_b), is minimal for
+ * some pair of neighbours of different sides.  Each iteration therefore
+ * pairs at least one couple, and there are at most bitlength(dmax) + 1
+ * iterations.  XUs with a missing overlapping value join in a last
+ * one-cell iteration.
+ *
+ * After the sort the coordinates are no longer needed: the iterations
+ * only read, per XU in Morton order, its tag and the level it shares with
+ * its predecessor.  Contiguity gives level(a, c) = max(level(a, b),
+ * level(b, c)) for a <= b <= c, so when paired XUs are dropped the level
+ * between the new neighbours is the running maximum over the dropped
+ * ones, and an iteration streams 9 bytes per XU instead of its k + 1
+ * words. */
+#include <math.h>
+#include <string.h>
+
+#include "bc_grid.h"
+
+/* Tag of an XU: side, paired flag, index within its side. */
+#define TAG_SIDE (1ull << 63)
+#define TAG_PAIRED (1ull << 62)
+#define TAG_INDEX 0xffffffffull
+
+struct bc_grid {
+    size_t cap, kmax;  /* XUs of both sides, values per XU */
+    uint64_t *rec;     /* k coordinates + tag per XU, for the sort */
+    uint64_t *key;     /* Morton prefixes; also the doubles' sort keys */
+    uint32_t *idx;     /* sort permutation */
+    uint64_t *tag;     /* tags in Morton order, then those of the XUs with
+                          a missing value from the top down; also dmax's
+                          values */
+    uint64_t *tin;     /* tags in record order */
+    uint8_t *lv;       /* lv[j]: level XU j shares with XU j - 1 */
+    fz_key_t *tp, *tc; /* one cell's members, per side */
+    double *mn, *mx;   /* bounds per value */
+};
+
+bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
+{
+    bc_grid_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    size_t n = 2 * (maxn ? maxn : 1);
+    g->cap = n;
+    g->kmax = kmax;
+    g->rec = malloc(n * (kmax + 1) * sizeof *g->rec);
+    g->key = malloc(n * sizeof *g->key);
+    g->idx = malloc(n * sizeof *g->idx);
+    g->tag = malloc(n * sizeof *g->tag);
+    g->tin = malloc(n * sizeof *g->tin);
+    g->lv = malloc(n);
+    g->tp = malloc(n / 2 * sizeof *g->tp);
+    g->tc = malloc(n / 2 * sizeof *g->tc);
+    g->mn = malloc((kmax ? kmax : 1) * sizeof *g->mn);
+    g->mx = malloc((kmax ? kmax : 1) * sizeof *g->mx);
+    if (!g->mn || !g->mx || !g->rec || !g->key || !g->idx || !g->tag || !g->tin || !g->lv ||
+        !g->tp || !g->tc) {
+        bc_grid_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+void bc_grid_destroy(bc_grid_t *g)
+{
+    if (!g)
+        return;
+    free(g->rec);
+    free(g->key);
+    free(g->idx);
+    free(g->tag);
+    free(g->tin);
+    free(g->lv);
+    free(g->tp);
+    free(g->tc);
+    free(g->mn);
+    free(g->mx);
+    free(g);
+}
+
+static inline unsigned bitlen(uint64_t x)
+{
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+}
+
+static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
+{
+    unsigned l = 0;
+    for (size_t e = 0; e < k; e++) {
+        unsigned b2 = bitlen(a[e] ^ b[e]);
+        if (b2 > l)
+            l = b2;
+    }
+    return l;
+}
+
+/* ---- Morton sort ---------------------------------------------------------- */
+
+/* Dimensions and records, for the qsort comparator of ties (per thread:
+ * fusions may run concurrently). */
+static _Thread_local size_t g_k;
+static _Thread_local const uint64_t *g_rec;
+
+static inline int less_msb(uint64_t x, uint64_t y)
+{
+    return x < y && x < (x ^ y);
+}
+
+/* Morton (bit-interleaved) order without interleaving: the coordinate
+ * with the most significant differing bit decides (Chan's trick); then
+ * the tag (prev before cur, then index). */
+static int cmp_morton(const uint64_t *a, const uint64_t *b, size_t k)
+{
+    size_t msd = 0;
+    uint64_t x = 0;
+    for (size_t e = 0; e < k; e++) {
+        uint64_t y = a[e] ^ b[e];
+        if (less_msb(x, y)) {
+            msd = e;
+            x = y;
+        }
+    }
+    if (a[msd] != b[msd])
+        return a[msd] < b[msd] ? -1 : 1;
+    uint64_t ta = a[k] & ~TAG_PAIRED, tb = b[k] & ~TAG_PAIRED;
+    return (ta > tb) - (ta < tb);
+}
+
+static int cmp_morton_idx(const void *pa, const void *pb)
+{
+    size_t w = g_k + 1;
+    return cmp_morton(g_rec + *(const uint32_t *)pa * w,
+                      g_rec + *(const uint32_t *)pb * w, g_k);
+}
+
+/* The first 64 bits of a record's interleaved coordinates (bit levels
+ * from the top, dimension 0 first within a level), built a byte of each
+ * coordinate at a time: spread[v] holds v's bits at positions 0, k, 2k. */
+typedef struct morton_prefix {
+    size_t k;
+    unsigned h, r, lo, total; /* full levels, bits of the next, shift */
+    uint64_t spread[256];
+} morton_prefix_t;
+
+static void prefix_init(morton_prefix_t *m, size_t k, unsigned levels)
+{
+    m->k = k;
+    size_t total = (size_t)levels * k;
+    m->total = total <= 64 ? (unsigned)total : 64;
+    m->h = k == 0 ? 0 : total <= 64 ? levels : (unsigned)(64 / k);
+    m->r = total <= 64 ? 0 : 64 - m->h * (unsigned)k;
+    m->lo = levels - m->h;
+    for (unsigned v = 0; v < 256; v++) {
+        uint64_t x = 0;
+        for (unsigned b = 0; b < 8; b++)
+            if (((v >> b) & 1) && (size_t)b * k < 64)
+                x |= 1ull << (b * k);
+        m->spread[v] = x;
+    }
+}
+
+static uint64_t prefix_of(const morton_prefix_t *m, const uint64_t *c)
+{
+    size_t k = m->k;
+    uint64_t x = 0, mask = m->h ? ~0ull >> (64 - m->h) : 0;
+    for (size_t e = 0; m->h && e < k; e++) {
+        uint64_t t = (c[e] >> m->lo) & mask, s = 0;
+        for (unsigned b = 0; b < m->h; b += 8)
+            s |= m->spread[(t >> b) & 255] << (b * k);
+        x |= s << (k - 1 - e);
+    }
+    if (m->r) { /* the next level, dimensions 0 .. r - 1 */
+        uint64_t part = 0;
+        for (size_t e = 0; e < m->r; e++)
+            part = (part << 1) | ((c[e] >> (m->lo - 1)) & 1);
+        x = m->h ? (x << m->r) | part : part;
+    } else if (m->total && m->total < 64) {
+        x <<= 64 - m->total;
+    }
+    return x;
+}
+
+/* Sorts the n records (stride k + 1) in cmp_morton order, which is total
+ * (tags are unique): the 64-bit prefixes are radix-sorted, and runs of
+ * equal prefixes, possible only when the coordinates have more bits, are
+ * finished with the comparator.  Records are filled in tag order, so the
+ * stable radix sort already orders equal coordinates by tag.  Leaves
+ * g->tag and g->lv in that order. */
+static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
+{
+    size_t w = k + 1;
+    uint64_t *rec = g->rec, *key = g->key;
+    uint32_t *idx = g->idx;
+    unsigned levels = bitlen(cmax);
+    morton_prefix_t m;
+    prefix_init(&m, k, levels);
+    for (size_t j = 0; j < n; j++) {
+        key[j] = prefix_of(&m, rec + j * w);
+        idx[j] = (uint32_t)j;
+    }
+    int rc = fz_radix_sort(key, idx, n);
+    if (rc)
+        return rc;
+    int complete = (size_t)levels * k <= 64;
+    if (!complete) {
+        g_k = k;
+        g_rec = rec;
+        for (size_t a = 0; a < n;) {
+            size_t b = a + 1;
+            while (b < n && key[b] == key[a])
+                b++;
+            if (b - a > 1)
+                qsort(idx + a, b - a, sizeof *idx, cmp_morton_idx);
+            a = b;
+        }
+    }
+    /* The level two neighbours share: from the first differing bit of
+     * their prefixes (bit p from the top lies in level levels - 1 - p/k),
+     * or from the coordinates when the prefixes are equal. */
+    for (size_t j = 0; j < n; j++)
+        g->tin[j] = rec[j * w + k]; /* compact: gathered below */
+    for (size_t j = 0; j < n; j++) {
+        g->tag[j] = g->tin[idx[j]];
+        if (!j)
+            g->lv[j] = 0;
+        else if (key[j] != key[j - 1])
+            g->lv[j] = (uint8_t)(levels -
+                                 (unsigned)__builtin_clzll(key[j] ^ key[j - 1]) / k);
+        else
+            g->lv[j] = complete ? 0
+                                : (uint8_t)shared_level(rec + (size_t)idx[j - 1] * w,
+                                                        rec + (size_t)idx[j] * w, k);
+    }
+    return 0;
+}
+
+/* ---- finest division ----------------------------------------------------- */
+
+/* Sorts n doubles (no NaN) through their order-preserving integer keys. */
+static int sort_doubles(double *v, uint64_t *tmp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = fz_double_key(v[i]);
+    int rc = fz_radix_sort(tmp, NULL, n);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fz_key_double(tmp[i]);
+    return rc;
+}
+
+/* Smallest |a - b| with a from sorted x, b from sorted y. */
+static double min_cross(const double *x, size_t nx, const double *y, size_t ny)
+{
+    double best = INFINITY;
+    size_t i = 0, j = 0;
+    while (i < nx && j < ny) {
+        double d = fabs(x[i] - y[j]);
+        if (d < best)
+            best = d;
+        if (x[i] < y[j])
+            i++;
+        else
+            j++;
+    }
+    return best;
+}
+
+/* Smallest gap between two distinct values of sorted x and y together:
+ * the grid must still separate distinct values when some are identical
+ * across the runs.  Neighbours in the union are neighbours within x,
+ * within y, or a value of x and the nearest smaller or larger one of y;
+ * every other difference is at least one of those (rounding is monotone),
+ * so the minimum is the one a merge of x and y would find. */
+static double min_gap(const double *x, size_t nx, const double *y, size_t ny)
+{
+    double best = INFINITY;
+    for (size_t i = 1; i < nx; i++) {
+        double d = x[i] - x[i - 1];
+        best = d > 0 && d < best ? d : best;
+    }
+    for (size_t i = 1; i < ny; i++) {
+        double d = y[i] - y[i - 1];
+        best = d > 0 && d < best ? d : best;
+    }
+    size_t lo = 0, hi = 0; /* first y >= x[i], first y > x[i] */
+    for (size_t i = 0; i < nx; i++) {
+        while (lo < ny && y[lo] < x[i])
+            lo++;
+        if (hi < lo)
+            hi = lo;
+        while (hi < ny && y[hi] <= x[i])
+            hi++;
+        if (lo > 0 && x[i] - y[lo - 1] < best)
+            best = x[i] - y[lo - 1];
+        if (hi < ny && y[hi] - x[i] < best)
+            best = y[hi] - x[i];
+    }
+    return best;
+}
+
+static double grid_dmax(const bc_prob_t *pb, const double *mn,
+                        const double *mx, double *buf, uint64_t *tmp)
+{
+    double dmax = INFINITY;
+    for (size_t e = 0; e < pb->k; e++) {
+        double range = mx[e] - mn[e];
+        if (!(range > 0))
+            continue;
+        size_t nx = 0, ny = 0;
+        double *y = buf + pb->np;
+        const double *x = buf;
+        if (pb->psorted && pb->psorted[e]) {
+            x = pb->psorted[e];
+            nx = pb->npsorted[e];
+        } else {
+            for (size_t i = 0; i < pb->np; i++)
+                if (!isnan(pb->P[i * pb->k + e]))
+                    buf[nx++] = pb->P[i * pb->k + e];
+            if (sort_doubles(buf, tmp, nx))
+                return -1;
+        }
+        for (size_t i = 0; i < pb->nc; i++)
+            if (!isnan(pb->C[i * pb->k + e]))
+                y[ny++] = pb->C[i * pb->k + e];
+        if (sort_doubles(y, tmp, ny))
+            return -1;
+        double diff = min_cross(x, nx, y, ny);
+        if (!(diff > 0)) /* identical values across the runs */
+            diff = min_gap(x, nx, y, ny);
+        if (isfinite(diff) && diff > 0 && range / diff < dmax)
+            dmax = range / diff;
+    }
+    if (!isfinite(dmax) || dmax < 1)
+        dmax = 1;
+    if (dmax > 4503599627370496.0) /* 2^52: coordinates stay exact */
+        dmax = 4503599627370496.0;
+    return dmax;
+}
+
+/* ---- pairing --------------------------------------------------------------- */
+
+static inline int key_less(const fz_key_t *x, const fz_key_t *y)
+{
+    if (x->k1 != y->k1)
+        return x->k1 < y->k1;
+    if (x->k2 != y->k2)
+        return x->k2 < y->k2;
+    return x->idx < y->idx;
+}
+
+/* Most cells hold a few XUs: insertion sort, in the order fz_sort_keys
+ * gives (the order is total). */
+static void sort_keys(fz_key_t *k, size_t n)
+{
+    if (n > 16) {
+        fz_sort_keys(k, n);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        fz_key_t x = k[i];
+        size_t j = i;
+        while (j > 0 && key_less(&x, &k[j - 1])) {
+            k[j] = k[j - 1];
+            j--;
+        }
+        k[j] = x;
+    }
+}
+
+/* Pairs, inside one cell (tags a..b-1), prev and cur members in order-key
+ * order. */
+static void pair_cell(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, size_t a,
+                      size_t b)
+{
+    size_t np = 0, nc = 0;
+    fz_key_t *tp = g->tp, *tc = g->tc;
+    for (size_t j = a; j < b; j++) {
+        uint64_t t = tag[j];
+        if (t & TAG_PAIRED)
+            continue;
+        uint32_t i = (uint32_t)(t & TAG_INDEX);
+        fz_key_t key = (t & TAG_SIDE) ? pb->ckey[i] : pb->pkey[i];
+        key.idx = (uint32_t)j;
+        if (t & TAG_SIDE)
+            tc[nc++] = key;
+        else
+            tp[np++] = key;
+    }
+    size_t m = np < nc ? np : nc;
+    if (!m)
+        return;
+    sort_keys(tp, np);
+    sort_keys(tc, nc);
+    for (size_t j = 0; j < m; j++) {
+        uint64_t *p = &tag[tp[j].idx], *q = &tag[tc[j].idx];
+        pb->pair_p[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
+        pb->pair_c[pb->n_pairs] = (uint32_t)(*q & TAG_INDEX);
+        pb->n_pairs++;
+        *p |= TAG_PAIRED;
+        *q |= TAG_PAIRED;
+    }
+}
+
+int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
+{
+    size_t k = pb->k, n = pb->np + pb->nc, w = k + 1;
+    pb->n_pairs = 0;
+    pb->iterations = 0;
+    pb->dmax = 1;
+    if (!pb->np || !pb->nc)
+        return 0;
+    if (n > g->cap || k > g->kmax || pb->np > g->cap / 2 || pb->nc > g->cap / 2)
+        return OMPF_EINVAL;
+    double *mn = g->mn, *mx = g->mx;
+    for (size_t e = 0; e < k; e++) {
+        mn[e] = INFINITY;
+        mx[e] = -INFINITY;
+    }
+    for (size_t s = 0; s < 2; s++) {
+        const double *V = s ? pb->C : pb->P;
+        size_t cnt = s ? pb->nc : pb->np;
+        for (size_t i = 0; i < cnt; i++)
+            for (size_t e = 0; e < k; e++) {
+                double v = V[i * k + e];
+                if (isnan(v))
+                    continue;
+                if (v < mn[e])
+                    mn[e] = v;
+                if (v > mx[e])
+                    mx[e] = v;
+            }
+    }
+    /* tag and key are free until the coordinates are made */
+    double dmax = grid_dmax(pb, mn, mx, (double *)g->tag, g->key);
+    if (dmax < 0)
+        return OMPF_ENOMEM;
+    pb->dmax = dmax;
+    uint64_t cmax = (uint64_t)ceil(dmax) - 1;
+    size_t ne = 0, na = 0;
+    for (size_t s = 0; s < 2; s++) {
+        const double *V = s ? pb->C : pb->P;
+        size_t cnt = s ? pb->nc : pb->np;
+        for (size_t i = 0; i < cnt; i++) {
+            uint64_t t = (s ? TAG_SIDE : 0) | (uint64_t)i;
+            int missing = 0;
+            for (size_t e = 0; e < k; e++)
+                missing |= isnan(V[i * k + e]);
+            if (missing) {
+                g->tag[g->cap - ++na] = t;
+                continue;
+            }
+            uint64_t *r = g->rec + (ne++) * w;
+            for (size_t e = 0; e < k; e++) {
+                double v = V[i * k + e], range = mx[e] - mn[e];
+                if (!(range > 0)) {
+                    r[e] = 0;
+                    continue;
+                }
+                double x = floor((v - mn[e]) / range * dmax);
+                r[e] = x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
+            }
+            r[k] = t;
+        }
+    }
+    int rc = sort_morton(g, ne, k, cmax);
+    if (rc)
+        return rc;
+    uint64_t *tag = g->tag;
+    uint8_t *lv = g->lv;
+    /* Finest level at which two neighbours of different sides share a
+     * cell: the next level that can pair anything (then found while the
+     * paired XUs are dropped). */
+    unsigned L = 65;
+    for (size_t j = 1; j < ne; j++) {
+        unsigned l = ((tag[j - 1] ^ tag[j]) & TAG_SIDE) ? lv[j] : 65;
+        L = l < L ? l : L;
+    }
+    while (L != 65) {
+        /* Cells of level L are the runs of neighbours sharing level <= L;
+         * each is paired, then its unpaired XUs are kept (behind the scan,
+         * which only reads ahead), finding the next level as they go. */
+        size_t keep = 0;
+        unsigned run = 0, next = 65; /* level spanned since the last kept */
+        uint64_t side = 0;           /* of the last kept XU */
+        for (size_t a = 0; a < ne;) {
+            size_t b = a + 1;
+            uint64_t mixed = 0;
+            while (b < ne && lv[b] <= L)
+                mixed |= (tag[a] ^ tag[b++]) & TAG_SIDE;
+            if (mixed)
+                pair_cell(g, pb, tag, a, b);
+            for (size_t j = a; j < b; j++) {
+                run = lv[j] > run ? lv[j] : run;
+                uint64_t t = tag[j];
+                if (t & TAG_PAIRED)
+                    continue;
+                unsigned l = (keep && ((t ^ side) & TAG_SIDE)) ? run : 65;
+                next = l < next ? l : next;
+                side = t;
+                tag[keep] = t;
+                lv[keep++] = (uint8_t)run;
+                run = 0;
+            }
+            a = b;
+        }
+        pb->iterations++;
+        ne = keep;
+        L = next;
+    }
+    if (na) {
+        /* Missing overlapping values: one last cell with all that is left. */
+        size_t rp = 0, rcur = 0;
+        memmove(tag + ne, tag + g->cap - na, na * sizeof *tag);
+        for (size_t j = 0; j < ne + na; j++)
+            (tag[j] & TAG_SIDE) ? rcur++ : rp++;
+        if (rp && rcur) {
+            pair_cell(g, pb, tag, 0, ne + na);
+            pb->iterations++;
+        }
+    }
+    return 0;
+}
