@@ -37,7 +37,7 @@ int ompf__colset_bounds(const ompf_eval_t *ev, colset_t *c)
     }
     /* one pass over the rows; each event still sees its XUs in order */
     for (size_t i = 0; i < c->nxu; i++) {
-        const double *row = ompf_xu_values_const(c->p, i);
+        const double *row = colset_row(c, i);
         for (size_t e = 0; e < ev->nev; e++) {
             if (!colset_has(c, e))
                 continue;
@@ -340,7 +340,7 @@ static int bin_pass(binner_t *b, size_t p1, ompf_hist2d_t *hall,
         b->n = b->c->nxu - i0 < CHUNK ? b->c->nxu - i0 : CHUNK;
         /* progress per XU: the line reads the clock every 1024 calls */
         for (size_t k = 0; k < b->n; k++) {
-            b->rows[k] = ompf_xu_values_const(b->c->p, i0 + k);
+            b->rows[k] = colset_row(b->c, i0 + k);
             ompf_progress_update(prog, ++b->done);
         }
         rc = ompf__parallel_for((b->n + PLACE_PART - 1) / PLACE_PART,
