@@ -150,22 +150,25 @@ int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots)
 /* Pairs gathered in one loop: XUs falling in the same bin make a chain of
  * dependent adds per pair and slot, and the chains of the pairs overlap.
  * Every pointer is a local copy, so that the stores into the bins cannot
- * alias them (the compiler would reload them per XU). */
+ * alias them (the compiler would reload them per XU).  The typed slots
+ * are a second loop over the same XUs: a shorter loop body keeps more
+ * chains in flight. */
 #define G_LOCALS(w)                                                        \
     ompf__hbin_t *h##w = a[w]->bin;                                        \
-    const uint16_t *ba##w = all[w].ba, *bb##w = all[w].bb;                 \
-    const double *ca##w = all[w].ca, *cb##w = all[w].cb
-#define G_TLOCALS(w)                                                       \
-    const uint16_t *tba##w = typed[w].ba, *tbb##w = typed[w].bb;           \
-    const double *tca##w = typed[w].ca, *tcb##w = typed[w].cb;             \
-    const uint32_t *to##w = toff[w]
-#define G_ADD(w) acc_xu(h##w, pitch, ba##w[i], bb##w[i], ca##w[i], cb##w[i])
-#define G_TADD(w)                                                          \
-    acc_xu(h##w + to##w[i], pitch, tba##w[i], tbb##w[i], tca##w[i],        \
-           tcb##w[i])
+    const uint16_t *ba##w = p[w].ba, *bb##w = p[w].bb;                     \
+    const double *ca##w = p[w].ca, *cb##w = p[w].cb;                       \
+    const uint32_t *to##w = to ? to[w] : NULL
+/* XU i of pair w; with `shared`, the first axis's bin and coordinate are
+ * pair 0's (loaded once for the four). */
+#define G_ADD(w)                                                           \
+    acc_xu(h##w + (to ? to##w[i] : 0), pitch, shared ? ba0[i] : ba##w[i],  \
+           bb##w[i], shared ? ca0[i] : ca##w[i], cb##w[i])
 
-static void gather4(ompf__hacc_t *const *a, const ompf__placed_t *all,
-                    size_t nxu)
+/* Four pairs' XUs p into their bins from offset to[w][i], or 0 when to is
+ * NULL; to and shared are constants once inlined. */
+static inline __attribute__((always_inline)) void
+gather4(ompf__hacc_t *const *a, const ompf__placed_t *p,
+        const uint32_t *const *to, int shared, size_t nxu)
 {
     size_t pitch = a[0]->pitch;
     G_LOCALS(0);
@@ -180,65 +183,59 @@ static void gather4(ompf__hacc_t *const *a, const ompf__placed_t *all,
     }
 }
 
-static void gather4t(ompf__hacc_t *const *a, const ompf__placed_t *all,
-                     const ompf__placed_t *typed,
-                     const uint32_t *const *toff, size_t nxu)
+static void gather4_any(ompf__hacc_t *const *a, const ompf__placed_t *p,
+                        const uint32_t *const *to, size_t nxu)
 {
-    size_t pitch = a[0]->pitch;
-    gather4(a, all, nxu);
-    G_LOCALS(0);
-    G_LOCALS(1);
-    G_LOCALS(2);
-    G_LOCALS(3);
-    G_TLOCALS(0);
-    G_TLOCALS(1);
-    G_TLOCALS(2);
-    G_TLOCALS(3);
-    (void)ba0; (void)bb0; (void)ca0; (void)cb0;
-    (void)ba1; (void)bb1; (void)ca1; (void)cb1;
-    (void)ba2; (void)bb2; (void)ca2; (void)cb2;
-    (void)ba3; (void)bb3; (void)ca3; (void)cb3;
-    for (size_t i = 0; i < nxu; i++) {
-        G_TADD(0);
-        G_TADD(1);
-        G_TADD(2);
-        G_TADD(3);
-    }
+    if (to)
+        gather4(a, p, to, 0, nxu);
+    else
+        gather4(a, p, NULL, 0, nxu);
 }
 
-static void gather1(ompf__hacc_t *const *a, const ompf__placed_t *all,
-                    const ompf__placed_t *typed, const uint32_t *const *toff,
-                    size_t nxu)
+static void gather4_shared(ompf__hacc_t *const *a, const ompf__placed_t *p,
+                           const uint32_t *const *to, size_t nxu)
 {
-    size_t pitch = a[0]->pitch;
-    G_LOCALS(0);
-    if (!typed) {
-        for (size_t i = 0; i < nxu; i++)
-            G_ADD(0);
-        return;
-    }
-    G_TLOCALS(0);
-    for (size_t i = 0; i < nxu; i++) {
-        G_ADD(0);
-        G_TADD(0);
-    }
+    if (to)
+        gather4(a, p, to, 1, nxu);
+    else
+        gather4(a, p, NULL, 1, nxu);
+}
+
+/* Whether the four pairs' first axes are one (consecutive pairs of one
+ * event: (a, b), (a, b + 1), ...). */
+static int first_shared(const ompf__placed_t *p)
+{
+    for (int w = 1; w < 4; w++)
+        if (p[w].ba != p[0].ba || p[w].ca != p[0].ca)
+            return 0;
+    return 1;
+}
+
+static void gather1(ompf__hacc_t *a, const ompf__placed_t *p,
+                    const uint32_t *to, size_t nxu)
+{
+    ompf__hbin_t *h = a->bin;
+    for (size_t i = 0; i < nxu; i++)
+        acc_xu(h + (to ? to[i] : 0), a->pitch, p->ba[i], p->bb[i], p->ca[i],
+               p->cb[i]);
 }
 
 void ompf__hacc_gather(ompf__hacc_t *const *a, const ompf__placed_t *all,
                        const ompf__placed_t *typed,
                        const uint32_t *const *toff, size_t ways, size_t nxu)
 {
-    if (ways == 4 && typed) {
-        gather4t(a, all, typed, toff, nxu);
-        return;
-    }
     if (ways == 4) {
-        gather4(a, all, nxu);
+        (first_shared(all) ? gather4_shared : gather4_any)(a, all, NULL, nxu);
+        if (typed)
+            (first_shared(typed) ? gather4_shared : gather4_any)(a, typed,
+                                                                 toff, nxu);
         return;
     }
-    for (size_t w = 0; w < ways; w++)
-        gather1(a + w, all + w, typed ? typed + w : NULL,
-                typed ? toff + w : NULL, nxu);
+    for (size_t w = 0; w < ways; w++) {
+        gather1(a[w], &all[w], NULL, nxu);
+        if (typed)
+            gather1(a[w], &typed[w], toff[w], nxu);
+    }
 }
 
 int ompf__hacc_finish(ompf__hacc_t *a, const uint64_t *xus, ompf_hist2d_t *h)
