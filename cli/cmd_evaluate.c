@@ -1,11 +1,15 @@
 /* ompfuse evaluate: EPD and Correlation Error of profiles against reference
  * runs (evaluate/, docs/evaluation.md). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "args.h"
 #include "commands.h"
@@ -140,6 +144,14 @@ static void print_result(const ompf_eval_t *ev, const ompf_eval_result_t *r,
             }
 }
 
+/* A reference into the evaluation as soon as it is read: the evaluation
+ * keeps its values, the profile is dropped (inputs.take). */
+static int take_reference(void *ctx, const ompf_input_t *in,
+                          const ompf_profile_t *p, ompf_error_t *err)
+{
+    return ompf_eval_add_reference(ctx, p, in->path, 1, err);
+}
+
 int ompf_cmd_evaluate(int argc, char **argv)
 {
     ompf_eval_opts_t o;
@@ -153,7 +165,6 @@ int ompf_cmd_evaluate(int argc, char **argv)
     ompf_inputs_t rin = {0}, tin = {0};
     ompf_eval_t *ev = NULL;
     ompf_outfile_t *of = NULL;
-    const ompf_profile_t **rp = NULL; /* kept by the evaluation */
     if (!refs || !targets) {
         fprintf(stderr, PROG ": out of memory\n");
         goto out;
@@ -222,6 +233,20 @@ int ompf_cmd_evaluate(int argc, char **argv)
     ompf_error_t err = {0};
     /* Spearman columns of the CSV are filled whenever there is a CSV. */
     o.spearman = csv != NULL;
+#ifdef __GLIBC__
+    /* Profiles are read, copied and dropped one after the other: memory
+     * freed by one is reused by the next, from the heap, instead of going
+     * back to the system and being faulted in again (measured: half the
+     * system time at 10^6 XUs, peak RSS +6 %). */
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+    if (ompf_eval_begin(&o, &ev, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        goto out;
+    }
+    rin.take = take_reference;
+    rin.take_ctx = ev;
     for (size_t i = 0; i < nrefs; i++) {
         char note[700];
         if (ompf_inputs_add_references(&rin, refs[i], any_mode, PROG, NULL,
@@ -242,25 +267,9 @@ int ompf_cmd_evaluate(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory\n");
         goto out;
     }
-    {
-        rp = calloc(rin.n, sizeof *rp);
-        const char **rn = calloc(rin.n, sizeof *rn);
-        if (!rp || !rn) {
-            free(rn);
-            fprintf(stderr, PROG ": out of memory\n");
-            goto out;
-        }
-        for (size_t i = 0; i < rin.n; i++) {
-            rp[i] = rin.v[i].profile;
-            rn[i] = rin.v[i].path;
-        }
-        int rc = ompf_eval_create(rp, rn, rin.n, &o, &ev, &err);
-        free(rn);
-        if (rc) {
-            fprintf(stderr, PROG ": %s\n", err.msg);
-            status = 2;
-            goto out;
-        }
+    if (ompf_eval_finish(ev, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        goto out;
     }
     size_t np = ompf_eval_pair_count(ev), bad = 0;
     for (size_t i = 0; i < np; i++) {
@@ -321,7 +330,6 @@ out:
     if (of)
         ompf_outfile_abort(of);
     ompf_eval_destroy(ev);
-    free((void *)rp);
     ompf_inputs_free(&rin);
     ompf_inputs_free(&tin);
     free(refs);

@@ -37,7 +37,7 @@ int ompf__colset_bounds(const ompf_eval_t *ev, colset_t *c)
     }
     /* one pass over the rows; each event still sees its XUs in order */
     for (size_t i = 0; i < c->nxu; i++) {
-        const double *row = ompf_xu_values_const(c->p, i);
+        const double *row = colset_row(c, i);
         for (size_t e = 0; e < ev->nev; e++) {
             if (!colset_has(c, e))
                 continue;
@@ -169,9 +169,13 @@ int ompf__pair_setup(ompf_eval_t *ev, pair_t *pr)
 /* XUs placed at once: their placed values (10 bytes per axis, twice per
  * type) stay in the caches while every pair gathers them. */
 #define CHUNK ((size_t)16384)
+/* XUs of one placing work item: their rows are read once for all axes. */
+#define PLACE_PART ((size_t)1024)
 /* Bin accumulators held at once; with more (many types, many intervals)
  * the pairs are binned in several passes over the XUs. */
 #define ACC_BUDGET ((size_t)64 << 20)
+/* Pairs gathered by one work item. */
+#define WAYS 4
 
 typedef struct {
     ompf_eval_t *ev;
@@ -180,46 +184,93 @@ typedef struct {
     int per_type;
     size_t p0, p1;            /* pairs of the pass */
     unsigned char *need;      /* per axis: placed in this pass */
+    uint32_t *placed;         /* the axes needed, naxes_placed of them */
+    size_t naxes_placed;
     const ompf_grid_t **grids; /* per axis, per type: grid or NULL */
     size_t i0, n;             /* the chunk */
     const double **rows;      /* its rows */
     uint16_t **abin, **tbin;  /* per axis: CHUNK placed values */
     double **acoord, **tcoord;
+    uint32_t *toff;           /* per XU of the chunk: typed bins' offset of
+                                 the pairs whose slots are the types */
+    uint32_t **scratch;       /* per thread, WAYS x CHUNK: other pairs' */
     ompf__hacc_t *acc;        /* per pair of the pass */
     uint64_t *type_xus;       /* per type: its XUs */
     uint64_t *xus;            /* per slot of a pair */
     uint64_t done;            /* XUs of all passes, for the progress line */
 } binner_t;
 
-static int place_chunk(void *ctx, size_t a, size_t thread)
+/* Typed bins' offset of an XU whose type has slot s (OMPF_NONE32: none)
+ * in an accumulator of the given stride. */
+static inline uint32_t slot_off(uint32_t s, size_t stride)
+{
+    return s == OMPF_NONE32 ? 0 : (uint32_t)((1 + (size_t)s) * stride);
+}
+
+/* v placed on g (bin, coordinate); missing, or no grid: bin nobin. */
+static inline void put(const ompf_grid_t *g, double v, uint16_t nobin,
+                       uint16_t *bin, double *coord)
+{
+    if (!g || isnan(v)) {
+        *bin = nobin;
+        *coord = 0;
+        return;
+    }
+    *bin = (uint16_t)ompf__place(g, 0, v, coord);
+}
+
+/* Places XUs [PLACE_PART * part, ...) of the chunk on every needed axis:
+ * each row read once for all of them. */
+static int place_chunk(void *ctx, size_t part, size_t thread)
 {
     (void)thread;
     binner_t *b = ctx;
-    if (!b->need[a])
-        return 0;
-    const axis_t *x = &b->ev->axes[a];
-    size_t col = (size_t)b->c->evmap[x->ev];
-    ompf__axis_place(&x->grid, NULL, NULL, b->rows, col, b->n, b->abin[a],
-                     b->acoord[a]);
-    if (b->per_type)
-        ompf__axis_place(NULL, b->grids + a * b->ev->ntypes,
-                         b->c->type + b->i0, b->rows, col, b->n, b->tbin[a],
-                         b->tcoord[a]);
+    const ompf_eval_t *ev = b->ev;
+    const colset_t *c = b->c;
+    unsigned n = ev->opts.bins ? ev->opts.bins : 10;
+    uint16_t nobin = (uint16_t)(n + 2);
+    size_t nt = ev->ntypes, stride = (size_t)(n + 3) * (n + 3);
+    size_t k0 = part * PLACE_PART;
+    size_t k1 = k0 + PLACE_PART < b->n ? k0 + PLACE_PART : b->n;
+    for (size_t k = k0; k < k1; k++) {
+        const double *row = b->rows[k];
+        uint32_t ty = c->type[b->i0 + k];
+        if (b->per_type)
+            b->toff[k] = ty == OMPF_NONE32 || ty >= nt
+                             ? 0
+                             : slot_off(ty, stride);
+        for (size_t j = 0; j < b->naxes_placed; j++) {
+            uint32_t a = b->placed[j];
+            const axis_t *x = &ev->axes[a];
+            double v = row[c->evmap[x->ev]];
+            put(&x->grid, v, nobin, &b->abin[a][k], &b->acoord[a][k]);
+            if (b->per_type)
+                put(ty == OMPF_NONE32 ? NULL : b->grids[a * nt + ty], v,
+                    nobin, &b->tbin[a][k], &b->tcoord[a][k]);
+        }
+    }
     return 0;
 }
 
-/* Pairs gathered by one work item. */
-#define WAYS 4
+/* Whether a pair's type slots are the evaluation's types themselves. */
+static int slots_are_types(const ompf_eval_t *ev, const pair_t *pr)
+{
+    if (pr->ntypes != ev->ntypes)
+        return 0;
+    for (uint32_t t = 0; t < ev->ntypes; t++)
+        if (pr->slot[t] != t)
+            return 0;
+    return 1;
+}
 
 /* The chunk into the accumulators of pairs p0 + WAYS * g ...: four at a
- * time without types, two at a time with. */
+ * time, with or without types. */
 static int gather_chunk(void *ctx, size_t g, size_t thread)
 {
-    (void)thread;
     binner_t *b = ctx;
     ompf__hacc_t *acc[WAYS];
     ompf__placed_t all[WAYS], typed[WAYS];
-    const uint32_t *slot[WAYS];
+    const uint32_t *toff[WAYS] = {0};
     size_t m = 0, k0 = g * WAYS;
     for (size_t k = k0; k < k0 + WAYS && b->p0 + k < b->p1; k++) {
         size_t i = b->p0 + k;
@@ -229,23 +280,33 @@ static int gather_chunk(void *ctx, size_t g, size_t thread)
         const uint32_t a0 = pr->ax[0], a1 = pr->ax[1];
         all[m] = (ompf__placed_t){b->abin[a0], b->abin[a1], b->acoord[a0],
                                   b->acoord[a1]};
-        if (b->per_type)
+        if (b->per_type) {
             typed[m] = (ompf__placed_t){b->tbin[a0], b->tbin[a1],
                                         b->tcoord[a0], b->tcoord[a1]};
-        slot[m] = pr->slot;
+            toff[m] = b->toff;
+            if (!slots_are_types(b->ev, pr)) {
+                /* this pair's own slots (types absent from an axis) */
+                uint32_t *o = b->scratch[thread] + m * CHUNK;
+                const uint32_t *type = b->c->type + b->i0;
+                size_t stride = b->acc[k].stride;
+                for (size_t x = 0; x < b->n; x++)
+                    o[x] = type[x] == OMPF_NONE32
+                               ? 0
+                               : slot_off(pr->slot[type[x]], stride);
+                toff[m] = o;
+            }
+        }
         acc[m++] = &b->acc[k];
     }
-    const uint32_t *type = b->c->type + b->i0;
     size_t j = 0;
-    if (!b->per_type && m == 4) {
-        ompf__hacc_add4(acc, all, b->n);
+    if (m == WAYS) {
+        ompf__hacc_gather(acc, all, b->per_type ? typed : NULL, toff, WAYS,
+                          b->n);
         j = m;
     }
-    for (; b->per_type && j + 2 <= m; j += 2)
-        ompf__hacc_add2t(acc + j, all + j, typed + j, b->n, type, slot + j);
     for (; j < m; j++)
-        ompf__hacc_add(acc[j], &all[j], b->per_type ? &typed[j] : NULL, b->n,
-                       type, slot[j]);
+        ompf__hacc_gather(acc + j, all + j, b->per_type ? typed + j : NULL,
+                          toff + j, 1, b->n);
     return 0;
 }
 
@@ -270,22 +331,27 @@ static int bin_pass(binner_t *b, size_t p1, ompf_hist2d_t *hall,
         rc = ompf__hacc_init(&b->acc[i - p0], ev->pairs[i].grid.n,
                              pair_slots(b, i));
     }
+    b->naxes_placed = 0;
+    for (size_t a = 0; a < ev->naxes; a++)
+        if (b->need[a])
+            b->placed[b->naxes_placed++] = (uint32_t)a;
     for (size_t i0 = 0; !rc && i0 < b->c->nxu; i0 += CHUNK) {
         b->i0 = i0;
         b->n = b->c->nxu - i0 < CHUNK ? b->c->nxu - i0 : CHUNK;
         /* progress per XU: the line reads the clock every 1024 calls */
         for (size_t k = 0; k < b->n; k++) {
-            b->rows[k] = ompf_xu_values_const(b->c->p, i0 + k);
+            b->rows[k] = colset_row(b->c, i0 + k);
             ompf_progress_update(prog, ++b->done);
         }
-        rc = ompf__parallel_for(ev->naxes, ev->threads, place_chunk, b, NULL);
+        rc = ompf__parallel_for((b->n + PLACE_PART - 1) / PLACE_PART,
+                                ev->threads, place_chunk, b, NULL);
         if (!rc)
             rc = ompf__parallel_for((p1 - p0 + WAYS - 1) / WAYS, ev->threads,
                                     gather_chunk, b, NULL);
     }
     for (size_t i = p0; i < p1; i++) {
         ompf__hacc_t *a = &b->acc[i - p0];
-        if (!b->want[i] || !a->cnt)
+        if (!b->want[i] || !a->bin)
             continue;
         if (rc) {
             ompf__hacc_free(a);
@@ -324,6 +390,7 @@ int ompf__colset_bin(ompf_eval_t *ev, const colset_t *c,
     binner_t b = {.ev = ev, .c = c, .want = want, .per_type = th != NULL};
     int rc = OMPF_ENOMEM;
     b.need = calloc(na, 1);
+    b.placed = calloc(na, sizeof *b.placed);
     b.rows = malloc(chunk * sizeof *b.rows);
     b.abin = calloc(na, sizeof *b.abin);
     b.acoord = calloc(na, sizeof *b.acoord);
@@ -332,10 +399,18 @@ int ompf__colset_bin(ompf_eval_t *ev, const colset_t *c,
     b.acc = calloc(ev->npairs ? ev->npairs : 1, sizeof *b.acc);
     b.type_xus = calloc(nt ? nt : 1, sizeof *b.type_xus);
     b.xus = calloc(nt + 1, sizeof *b.xus);
-    if (b.per_type)
+    unsigned threads = ev->threads ? ev->threads : ompf__default_threads();
+    if (b.per_type) {
         b.grids = calloc(na * (nt ? nt : 1), sizeof *b.grids);
-    if (!b.need || !b.rows || !b.abin || !b.acoord || !b.tbin || !b.tcoord ||
-        !b.acc || !b.type_xus || !b.xus || (b.per_type && !b.grids))
+        b.toff = malloc(chunk * sizeof *b.toff);
+        b.scratch = calloc(threads, sizeof *b.scratch);
+        for (unsigned t = 0; b.scratch && t < threads; t++)
+            if (!(b.scratch[t] = malloc(WAYS * CHUNK * sizeof **b.scratch)))
+                goto out;
+    }
+    if (!b.need || !b.placed || !b.rows || !b.abin || !b.acoord || !b.tbin ||
+        !b.tcoord || !b.acc || !b.type_xus || !b.xus ||
+        (b.per_type && (!b.grids || !b.toff || !b.scratch)))
         goto out;
     for (size_t i = 0; b.per_type && i < c->nxu; i++)
         if (c->type[i] != OMPF_NONE32)
@@ -402,6 +477,11 @@ out:
         if (b.tcoord)
             free(b.tcoord[a]);
     }
+    for (unsigned t = 0; b.scratch && t < threads; t++)
+        free(b.scratch[t]);
+    free(b.scratch);
+    free(b.toff);
+    free(b.placed);
     free(b.need);
     free(b.rows);
     free(b.abin);

@@ -16,8 +16,10 @@ void ompf__colset_release(colset_t *c)
         free(c->rank[e]);
     free(c->rank);
     free(c->type);
+    free(c->own);
     c->rank = NULL;
     c->type = NULL;
+    c->own = NULL;
 }
 
 void ompf__colset_free(colset_t *c)
@@ -41,11 +43,57 @@ static int find_type(const ompf_eval_t *ev, const char *key)
     return -1;
 }
 
-/* Copies the values of the evaluation's events out of p.  only_counted:
- * events not counted for the whole run are treated as absent (references).
+/* Copies of the values of the events c has, each XU's in a row (a
+ * reference's: the evaluation then needs the profile no longer). */
+static int colset_copy(colset_t *c)
+{
+    size_t k = 0;
+    for (size_t e = 0; e < c->nev; e++)
+        k += c->evmap[e] >= 0;
+    int *col = malloc((k ? k : 1) * sizeof *col);
+    c->own = malloc((c->nxu && k ? c->nxu * k : 1) * sizeof *c->own);
+    if (!col || !c->own) {
+        free(col);
+        return OMPF_ENOMEM;
+    }
+    k = 0;
+    for (size_t e = 0; e < c->nev; e++)
+        if (c->evmap[e] >= 0) {
+            col[k] = c->evmap[e];
+            c->evmap[e] = (int)k++;
+        }
+    for (size_t i = 0; i < c->nxu; i++) {
+        const double *row = ompf_xu_values_const(c->p, i);
+        double *dst = c->own + i * k;
+        for (size_t j = 0; j < k; j++)
+            dst[j] = row[col[j]];
+    }
+    free(col);
+    c->stride = k;
+    c->p = NULL;
+    return 0;
+}
+
+int ompf__colset_events(const ompf_eval_t *ev, colset_t *c)
+{
+    if (c->nev == ev->nev)
+        return 0;
+    int *m = realloc(c->evmap, ev->nev * sizeof *m);
+    if (!m)
+        return OMPF_ENOMEM;
+    c->evmap = m;
+    for (size_t e = c->nev; e < ev->nev; e++)
+        m[e] = -1;
+    c->nev = ev->nev;
+    return 0;
+}
+
+/* Where the evaluation's events are in p.  only_counted: events not
+ * counted for the whole run are treated as absent (references).
  * add_types: unknown construct keys are added to the type table. */
 int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
-                        int only_counted, int add_types, colset_t *c)
+                        int only_counted, int add_types, int copy,
+                        colset_t *c)
 {
     memset(c, 0, sizeof *c);
     size_t nxu = ompf_xu_count(p);
@@ -105,7 +153,7 @@ int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
         c->type[i] = ty < ncons ? tmap[ty] : OMPF_NONE32;
     }
     free(tmap);
-    return 0;
+    return copy ? colset_copy(c) : 0;
 }
 
 static int rank_event(void *ctx, size_t e, size_t thread)
@@ -131,7 +179,7 @@ int ompf__colset_ranks(const ompf_eval_t *ev, colset_t *c)
             !(c->rank[e] = malloc((nxu ? nxu : 1) * sizeof(double))))
             return OMPF_ENOMEM;
     for (size_t i = 0; i < nxu; i++) {
-        const double *row = ompf_xu_values_const(c->p, i);
+        const double *row = colset_row(c, i);
         for (size_t e = 0; e < ev->nev; e++)
             if (c->rank[e])
                 c->rank[e][i] = row[c->evmap[e]];
@@ -160,7 +208,7 @@ double ompf__colset_spearman(const colset_t *c, uint32_t a, uint32_t b)
     double *y = x + c->nxu;
     int ia = c->evmap[a], ib = c->evmap[b];
     for (size_t i = 0; i < c->nxu; i++) {
-        const double *row = ompf_xu_values_const(c->p, i);
+        const double *row = colset_row(c, i);
         if (isnan(row[ia]) || isnan(row[ib]))
             continue;
         x[n] = row[ia];

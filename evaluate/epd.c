@@ -62,14 +62,15 @@ static int notes_add(ompf_eval_t *ev, const char *line)
 
 /* ---- program check ----------------------------------------------------- */
 
-int ompf_eval_same_program(const ompf_profile_t *a, const char *name_a,
-                           const ompf_profile_t *b, const char *name_b,
-                           ompf_error_t *err)
+int ompf__same_program(const char *prog_a, const char *argv_a,
+                       const char *name_a, const char *prog_b,
+                       const char *argv_b, const char *name_b,
+                       ompf_error_t *err)
 {
     static const char *keys[] = {"program", "argv"};
+    const char *a[] = {prog_a, argv_a}, *b[] = {prog_b, argv_b};
     for (int k = 0; k < 2; k++) {
-        const char *va = ompf_meta_get(a, keys[k]);
-        const char *vb = ompf_meta_get(b, keys[k]);
+        const char *va = a[k], *vb = b[k];
         /* absent or empty (a CSV import): unknown, not a mismatch */
         if (!va || !vb || !*va || !*vb || !strcmp(va, vb))
             continue;
@@ -91,6 +92,16 @@ int ompf_eval_same_program(const ompf_profile_t *a, const char *name_a,
             name_a, name_b, keys[k], sa, sb);
     }
     return 0;
+}
+
+int ompf_eval_same_program(const ompf_profile_t *a, const char *name_a,
+                           const ompf_profile_t *b, const char *name_b,
+                           ompf_error_t *err)
+{
+    return ompf__same_program(ompf_meta_get(a, "program"),
+                              ompf_meta_get(a, "argv"), name_a,
+                              ompf_meta_get(b, "program"),
+                              ompf_meta_get(b, "argv"), name_b, err);
 }
 
 /* ---- create / destroy -------------------------------------------------- */
@@ -146,18 +157,16 @@ void ompf_eval_destroy(ompf_eval_t *ev)
     for (size_t e = 0; ev->lack && e < ev->nev; e++)
         free(ev->lack[e]);
     free(ev->lack);
+    free(ev->program);
+    free(ev->argv);
     free(ev);
 }
 
-int ompf_eval_create(const ompf_profile_t *const *refs,
-                     const char *const *names, size_t nrefs,
-                     const ompf_eval_opts_t *opts, ompf_eval_t **out,
-                     ompf_error_t *err)
+int ompf_eval_begin(const ompf_eval_opts_t *opts, ompf_eval_t **out,
+                    ompf_error_t *err)
 {
-    if (!refs || !out || nrefs == 0)
-        return ompf_error_set(err, OMPF_EINVAL,
-                              "no reference profiles given: pass the "
-                              "profiles of the reference runs");
+    if (!out)
+        return ompf_error_set(err, OMPF_EINVAL, "no evaluation to begin");
     *out = NULL;
     ompf_eval_t *ev = calloc(1, sizeof *ev);
     if (!ev)
@@ -175,61 +184,135 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
                               "exact EMD (at most 1000)",
                               ev->opts.bins);
     }
-    ev->refs = refs;
-    ev->nrefs = nrefs;
     ev->threads = ev->opts.threads ? ev->opts.threads : ompf__default_threads();
-    int rc = OMPF_ENOMEM;
-    ev->names = calloc(nrefs, sizeof *ev->names);
-    ev->refcols = calloc(nrefs, sizeof *ev->refcols);
     ev->ws = calloc(ev->threads, sizeof *ev->ws);
-    if (!ev->names || !ev->refcols || !ev->ws)
-        goto fail;
+    if (!ev->ws) {
+        ompf_eval_destroy(ev);
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    }
     for (unsigned t = 0; t < ev->threads; t++)
-        if (ompf_emd_ws_create(&ev->ws[t]))
-            goto fail;
-    for (size_t r = 0; r < nrefs; r++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "reference #%zu", r + 1);
-        ev->names[r] = ompf__eval_strdup(names && names[r] ? names[r] : buf);
-        if (!ev->names[r])
-            goto fail;
-    }
-    if (ev->opts.check_program)
-        for (size_t r = 1; r < nrefs; r++)
-            if ((rc = ompf_eval_same_program(refs[0], ev->names[0], refs[r],
-                                             ev->names[r], err))) {
-                ompf_eval_destroy(ev);
-                return rc;
-            }
-    /* Events: counted in some reference, in order of first appearance. */
-    for (size_t r = 0; r < nrefs; r++) {
-        size_t ne = ompf_event_count(refs[r]);
-        for (size_t e = 0; e < ne; e++) {
-            const ompf_event_t *pe = ompf_event_get(refs[r], (uint32_t)e);
-            if (pe->status != OMPF_EV_COUNTED)
-                continue;
-            size_t k = 0;
-            while (k < ev->nev && strcmp(ev->evname[k], pe->name))
-                k++;
-            if (k < ev->nev)
-                continue;
-            char **nn = realloc(ev->evname, (ev->nev + 1) * sizeof *nn);
-            if (!nn)
-                goto fail;
-            ev->evname = nn;
-            if (!(nn[ev->nev] = ompf__eval_strdup(pe->name)))
-                goto fail;
-            ev->nev++;
+        if (ompf_emd_ws_create(&ev->ws[t])) {
+            ompf_eval_destroy(ev);
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
         }
+    *out = ev;
+    return 0;
+}
+
+/* Keeps a copy of a metadata value (NULL when absent). */
+static int meta_copy(const ompf_profile_t *p, const char *key, char **out)
+{
+    const char *v = ompf_meta_get(p, key);
+    *out = v ? ompf__eval_strdup(v) : NULL;
+    return v && !*out ? OMPF_ENOMEM : 0;
+}
+
+int ompf_eval_add_reference(ompf_eval_t *ev, const ompf_profile_t *p,
+                            const char *name, int copy, ompf_error_t *err)
+{
+    if (!ev || !p)
+        return ompf_error_set(err, OMPF_EINVAL, "no reference profile");
+    size_t r = ev->nrefs;
+    if (r == ev->refcap) {
+        size_t cap = ev->refcap ? 2 * ev->refcap : 8;
+        char **nn = realloc(ev->names, cap * sizeof *nn);
+        if (nn)
+            ev->names = nn;
+        colset_t *nc = nn ? realloc(ev->refcols, cap * sizeof *nc) : NULL;
+        if (!nc)
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        ev->refcols = nc;
+        ev->refcap = cap;
     }
-    if (ev->nev < 2) {
-        rc = ompf_error_set(err, OMPF_EINVAL,
-                            "the references count %zu event%s (%s...): EPD "
-                            "needs pairs of events counted together",
-                            ev->nev, ev->nev == 1 ? "" : "s", ev->names[0]);
+    char buf[32];
+    snprintf(buf, sizeof buf, "reference #%zu", r + 1);
+    char *nm = ompf__eval_strdup(name ? name : buf);
+    if (!nm)
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+    int rc;
+    if (r == 0) {
+        if (meta_copy(p, "program", &ev->program) ||
+            meta_copy(p, "argv", &ev->argv)) {
+            free(nm);
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        }
+    } else if (ev->opts.check_program &&
+               (rc = ompf__same_program(ev->program, ev->argv, ev->names[0],
+                                        ompf_meta_get(p, "program"),
+                                        ompf_meta_get(p, "argv"), nm, err))) {
+        free(nm);
+        return rc;
+    }
+    /* Events: counted in some reference, in order of first appearance. */
+    size_t ne = ompf_event_count(p);
+    for (size_t e = 0; e < ne; e++) {
+        const ompf_event_t *pe = ompf_event_get(p, (uint32_t)e);
+        if (pe->status != OMPF_EV_COUNTED)
+            continue;
+        size_t k = 0;
+        while (k < ev->nev && strcmp(ev->evname[k], pe->name))
+            k++;
+        if (k < ev->nev)
+            continue;
+        char **nn = realloc(ev->evname, (ev->nev + 1) * sizeof *nn);
+        if (nn)
+            ev->evname = nn;
+        if (!nn || !(nn[ev->nev] = ompf__eval_strdup(pe->name))) {
+            free(nm);
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+        }
+        ev->nev++;
+    }
+    ev->names[r] = nm;
+    rc = ompf__colset_build(ev, p, 1, 1, copy, &ev->refcols[r]);
+    ev->nrefs++; /* its colset is freed with the evaluation either way */
+    if (rc)
+        return ompf_error_set(err, rc, "%s: %s", nm, ompf_strerror(rc));
+    return 0;
+}
+
+int ompf_eval_create(const ompf_profile_t *const *refs,
+                     const char *const *names, size_t nrefs,
+                     const ompf_eval_opts_t *opts, ompf_eval_t **out,
+                     ompf_error_t *err)
+{
+    if (!refs || !out || nrefs == 0)
+        return ompf_error_set(err, OMPF_EINVAL,
+                              "no reference profiles given: pass the "
+                              "profiles of the reference runs");
+    *out = NULL;
+    ompf_eval_t *ev;
+    int rc = ompf_eval_begin(opts, &ev, err);
+    for (size_t r = 0; !rc && r < nrefs; r++)
+        rc = ompf_eval_add_reference(ev, refs[r], names ? names[r] : NULL, 0,
+                                     err);
+    if (!rc)
+        rc = ompf_eval_finish(ev, err);
+    if (rc) {
         ompf_eval_destroy(ev);
         return rc;
     }
+    *out = ev;
+    return 0;
+}
+
+int ompf_eval_finish(ompf_eval_t *ev, ompf_error_t *err)
+{
+    if (!ev || ev->nrefs == 0)
+        return ompf_error_set(err, OMPF_EINVAL,
+                              "no reference profiles given: pass the "
+                              "profiles of the reference runs");
+    int rc = OMPF_ENOMEM;
+    size_t nrefs = ev->nrefs;
+    if (ev->nev < 2)
+        return ompf_error_set(err, OMPF_EINVAL,
+                              "the references count %zu event%s (%s...): EPD "
+                              "needs pairs of events counted together",
+                              ev->nev, ev->nev == 1 ? "" : "s", ev->names[0]);
+    for (size_t r = 0; r < nrefs; r++)
+        if ((rc = ompf__colset_events(ev, &ev->refcols[r])))
+            goto fail;
+    rc = OMPF_ENOMEM;
     ev->lack = calloc(ev->nev, sizeof *ev->lack);
     if (!ev->lack)
         goto fail;
@@ -237,9 +320,6 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
         if (!(ev->lack[e] = ompf__eval_asprintf("the target has no values of %s "
                                       "(absent or not counted)",
                                       ev->evname[e])))
-            goto fail;
-    for (size_t r = 0; r < nrefs; r++)
-        if ((rc = ompf__colset_build(ev, refs[r], 1, 1, &ev->refcols[r])))
             goto fail;
     /* after all types are known */
     for (size_t r = 0; r < nrefs; r++)
@@ -331,7 +411,6 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
             "or pass --allow-partial to evaluate the others",
             bad, ev->npairs, ev->evname[pr->ev[0]], ev->evname[pr->ev[1]],
             pr->problem);
-        ompf_eval_destroy(ev);
         return rc;
     }
     if (bad == ev->npairs) {
@@ -339,13 +418,10 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
                             "no event pair can be evaluated from these "
                             "references:\n%s",
                             ev->notes ? ev->notes : "");
-        ompf_eval_destroy(ev);
         return rc;
     }
-    *out = ev;
     return 0;
 fail:
-    ompf_eval_destroy(ev);
     return ompf_error_set(err, rc ? rc : OMPF_ENOMEM,
                           "evaluation of the references failed: %s",
                           ompf_strerror(rc ? rc : OMPF_ENOMEM));

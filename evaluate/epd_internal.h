@@ -15,7 +15,10 @@
  * its rows (the values are not copied), each XU's evaluation type, and
  * while it is binned the ranks of its complete events. */
 typedef struct colset {
-    const ompf_profile_t *p;
+    const ompf_profile_t *p; /* NULL once copied (own) */
+    double *own;    /* references added with a copy: the counted events'
+                       values, stride per XU, in place of p's rows */
+    size_t stride;
     size_t nxu, nev;
     int *evmap;     /* per evaluation event: its index in p's rows, or -1
                        (not counted/absent) */
@@ -25,6 +28,12 @@ typedef struct colset {
      * type ([type * nev + event]); NaN when no value */
     double *emin, *emax, *tmin, *tmax;
 } colset_t;
+
+/* XU i's values, indexed by evmap. */
+static inline const double *colset_row(const colset_t *c, size_t i)
+{
+    return c->own ? c->own + i * c->stride : ompf_xu_values_const(c->p, i);
+}
 
 /* Whether the colset has values of evaluation event e. */
 static inline int colset_has(const colset_t *c, size_t e)
@@ -74,7 +83,6 @@ typedef struct pair {
 
 struct ompf_eval {
     ompf_eval_opts_t opts;
-    const ompf_profile_t *const *refs;
     char **names;
     size_t nrefs;
     size_t nev;
@@ -92,6 +100,8 @@ struct ompf_eval {
     char *notes;
     size_t notes_len;
     char **lack; /* per event: problem of a target without it */
+    char *program, *argv; /* metadata of the first reference (copies) */
+    size_t refcap;
 };
 
 
@@ -104,6 +114,11 @@ static inline int want_spearman(const ompf_eval_t *ev)
 
 /* epd.c */
 char *ompf__eval_strdup(const char *s);
+/* ompf_eval_same_program on metadata strings (NULL: absent). */
+int ompf__same_program(const char *prog_a, const char *argv_a,
+                       const char *name_a, const char *prog_b,
+                       const char *argv_b, const char *name_b,
+                       ompf_error_t *err);
 char *ompf__eval_asprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
@@ -111,8 +126,13 @@ char *ompf__eval_asprintf(const char *fmt, ...)
 void ompf__colset_free(colset_t *c);
 /* Frees what is per XU (types, ranks): a reference once binned. */
 void ompf__colset_release(colset_t *c);
+/* copy: c keeps its own copy of the values of the events it has (c->own)
+ * and forgets p, which may then be destroyed. */
 int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
-                       int only_counted, int add_types, colset_t *c);
+                       int only_counted, int add_types, int copy,
+                       colset_t *c);
+/* Extends c->evmap to the evaluation's events (added after c: absent). */
+int ompf__colset_events(const ompf_eval_t *ev, colset_t *c);
 /* Ranks of the complete events, for ompf__colset_spearman. */
 int ompf__colset_ranks(const ompf_eval_t *ev, colset_t *c);
 double ompf__colset_spearman(const colset_t *c, uint32_t a, uint32_t b);

@@ -26,9 +26,6 @@ unsigned ompf__default_threads(void);
  * once per XU (bin and coordinate), and every pair's histogram is then a
  * gather of two placed axes, not a recomputation per pair. */
 
-/* Bin of a missing value. */
-#define OMPF__NOBIN UINT16_MAX
-
 /* Bin and coordinate of v on axis d of g, exactly as ompf_hist2d_build
  * places it. */
 static inline unsigned ompf__place(const ompf_grid_t *g, int d, double v,
@@ -44,14 +41,8 @@ static inline unsigned ompf__place(const ompf_grid_t *g, int d, double v,
     return c >= (double)g->n ? g->n : (unsigned)(c > 0 ? c : 0) + 1;
 }
 
-/* Places row[i][col] (i < nxu) on axis 0 of g (missing: OMPF__NOBIN).
- * With grids (per type), XU i is placed on grids[type[i]] instead; XUs of
- * no type (OMPF_NONE32) or of a type whose grid is NULL get OMPF__NOBIN. */
-void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
-                      const uint32_t *type, const double *const *row,
-                      size_t col, size_t nxu, uint16_t *bin, double *coord);
-
-/* Two placed axes (a, b) of the same XUs. */
+/* Two placed axes (a, b) of the same XUs: bins 0..n+1 on an n-interval
+ * grid, n + 2 for a missing value (or an XU without a grid). */
 typedef struct ompf__placed {
     const uint16_t *ba, *bb;
     const double *ca, *cb;
@@ -61,30 +52,28 @@ typedef struct ompf__placed {
  * slot 0 all XUs, slot 1 + s the XUs of type slot s.  Counts and
  * coordinate sums of every bin, added in XU order, so the histograms are
  * those of ompf_hist2d_build value for value (same bins, centroids and
- * summation order). */
+ * summation order).  A slot is (side + 1)^2 bins, row pitch side + 1: the
+ * last row and column take the XUs with a missing value. */
+typedef double ompf__v2d __attribute__((vector_size(16)));
+typedef struct ompf__hbin {
+    ompf__v2d s; /* coordinate sums (a, b) */
+    int64_t n, pad;
+} ompf__hbin_t;
 typedef struct ompf__hacc {
-    size_t side, nb, nslots;
-    int64_t *cnt;
-    double *sum;
+    size_t side, pitch, stride, nslots; /* stride: bins per slot */
+    ompf__hbin_t *bin;
 } ompf__hacc_t;
 
 /* Bytes held by an accumulator of nslots slots on an n-interval grid. */
 size_t ompf__hacc_bytes(unsigned n, size_t nslots);
 int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots);
-/* Adds XUs i < nxu: all into slot 0; with typed (non-NULL), XU i also
- * into slot 1 + slot[type[i]] unless its type is OMPF_NONE32 or that slot
- * OMPF_NONE32. */
-void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
-                    const ompf__placed_t *typed, size_t nxu,
-                    const uint32_t *type, const uint32_t *slot);
-/* ompf__hacc_add of four pairs without types, and of two pairs with types
- * (same grid size), in one loop: XUs falling in the same bin make a chain
- * of dependent adds per pair, and the pairs' chains overlap. */
-void ompf__hacc_add4(ompf__hacc_t *const *a, const ompf__placed_t *p,
-                     size_t nxu);
-void ompf__hacc_add2t(ompf__hacc_t *const *a, const ompf__placed_t *all,
-                      const ompf__placed_t *typed, size_t nxu,
-                      const uint32_t *type, const uint32_t *const *slot);
+/* Adds XUs i < nxu of `ways` pairs (a[w], all[w]; same grid size) into
+ * slot 0; with typed (non-NULL), XU i also into the bins from toff[w][i]
+ * (1 + its type slot) x stride, or 0 when it has no type slot (its typed
+ * bins are then missing: the trash of slot 0). */
+void ompf__hacc_gather(ompf__hacc_t *const *a, const ompf__placed_t *all,
+                       const ompf__placed_t *typed,
+                       const uint32_t *const *toff, size_t ways, size_t nxu);
 /* The histograms (h[slot], nslots of them); xus[slot]: the XUs offered to
  * the slot (binned or left out: all XUs for slot 0, those of the slot's
  * type for the others).  a is freed either way. */

@@ -110,148 +110,164 @@ int ompf_hist2d_build(const ompf_grid_t *g, const double *va,
     return rc;
 }
 
-void ompf__axis_place(const ompf_grid_t *g, const ompf_grid_t *const *grids,
-                      const uint32_t *type, const double *const *row,
-                      size_t col, size_t nxu, uint16_t *bin, double *coord)
+/* One XU into bin (ka, kb) of a slot; a missing value (bin `side`) lands
+ * in the slot's trash row or column, which ompf__hacc_finish skips, so no
+ * branch.  The two coordinate sums are one vector add (each lane is the
+ * scalar add), and the count sits in the same cache line.  No running
+ * totals: they would make every XU wait for the previous one's store. */
+static inline __attribute__((always_inline)) void
+acc_xu(ompf__hbin_t *h, size_t pitch, uint16_t ka, uint16_t kb, double ca,
+       double cb)
 {
-    for (size_t i = 0; i < nxu; i++) {
-        const ompf_grid_t *gi = g;
-        if (grids)
-            gi = type[i] == OMPF_NONE32 ? NULL : grids[type[i]];
-        double v = row[i][col];
-        if (!gi || isnan(v)) {
-            bin[i] = OMPF__NOBIN;
-            coord[i] = 0;
-            continue;
-        }
-        bin[i] = (uint16_t)ompf__place(gi, 0, v, &coord[i]);
-    }
-}
-
-/* One XU into the bins from `base` of an accumulator; a missing value
- * (OMPF__NOBIN) leaves it out.  No running totals: they would make every
- * XU wait for the previous one's store; ompf__hacc_finish counts them. */
-static inline void acc_xu(int64_t *cnt, double *sum, size_t side,
-                          size_t base, uint16_t ka, uint16_t kb, double ca,
-                          double cb)
-{
-    if (ka == OMPF__NOBIN || kb == OMPF__NOBIN)
-        return;
-    size_t k = base + (size_t)ka * side + kb;
-    cnt[k]++;
-    sum[2 * k] += ca;
-    sum[2 * k + 1] += cb;
+    ompf__hbin_t *x = h + (size_t)ka * pitch + kb;
+    x->s += (ompf__v2d){ca, cb};
+    x->n++;
 }
 
 size_t ompf__hacc_bytes(unsigned n, size_t nslots)
 {
-    size_t side = (size_t)n + 2;
-    return nslots * side * side * (sizeof(int64_t) + 2 * sizeof(double));
+    size_t pitch = (size_t)n + 3;
+    return nslots * pitch * pitch * sizeof(ompf__hbin_t);
 }
 
 int ompf__hacc_init(ompf__hacc_t *a, unsigned n, size_t nslots)
 {
     memset(a, 0, sizeof *a);
     a->side = (size_t)n + 2;
-    a->nb = a->side * a->side;
+    a->pitch = a->side + 1;
+    a->stride = a->pitch * a->pitch;
     a->nslots = nslots;
-    a->cnt = calloc(nslots * a->nb, sizeof *a->cnt);
-    a->sum = calloc(2 * nslots * a->nb, sizeof *a->sum);
-    if (!a->cnt || !a->sum) {
-        ompf__hacc_free(a);
+    /* whole cache lines: a bin never straddles two */
+    size_t bytes = ompf__hacc_bytes(n, nslots);
+    bytes = (bytes + 63) / 64 * 64;
+    a->bin = aligned_alloc(64, bytes);
+    if (!a->bin)
         return OMPF_ENOMEM;
-    }
+    memset(a->bin, 0, bytes);
     return 0;
 }
 
-/* XU i's type slot (bins from 1 + slot) or 0 when it has none. */
-static inline size_t type_slot(const uint32_t *type, const uint32_t *slot,
-                               size_t i)
-{
-    if (type[i] == OMPF_NONE32 || slot[type[i]] == OMPF_NONE32)
-        return 0;
-    return 1 + (size_t)slot[type[i]];
-}
+/* Four pairs gathered in one loop: when they share their first axis (most
+ * groups: pairs come event by event), its placed values are loaded once
+ * per XU for the four.  Every pointer is a local copy, so that the stores
+ * into the bins cannot alias them (the compiler would reload them per
+ * XU).  The typed slots are a second loop over the same XUs (measured
+ * faster than one loop doing both). */
+#define G_LOCALS(w)                                                        \
+    ompf__hbin_t *h##w = a[w]->bin;                                        \
+    const uint16_t *ba##w = p[w].ba, *bb##w = p[w].bb;                     \
+    const double *ca##w = p[w].ca, *cb##w = p[w].cb;                       \
+    const uint32_t *to##w = to ? to[w] : NULL
+/* XU i of pair w; with `shared`, the first axis's bin and coordinate are
+ * pair 0's (loaded once for the four). */
+#define G_ADD(w)                                                           \
+    acc_xu(h##w + (to ? to##w[i] : 0), pitch, shared ? ba0[i] : ba##w[i],  \
+           bb##w[i], shared ? ca0[i] : ca##w[i], cb##w[i])
 
-void ompf__hacc_add(ompf__hacc_t *a, const ompf__placed_t *all,
-                    const ompf__placed_t *typed, size_t nxu,
-                    const uint32_t *type, const uint32_t *slot)
+/* Four pairs' XUs p into their bins from offset to[w][i], or 0 when to is
+ * NULL; to and shared are constants once inlined. */
+static inline __attribute__((always_inline)) void
+gather4(ompf__hacc_t *const *a, const ompf__placed_t *p,
+        const uint32_t *const *to, int shared, size_t nxu)
 {
-    int64_t *cnt = a->cnt;
-    double *sum = a->sum;
-    size_t side = a->side, nb = a->nb;
+    size_t pitch = a[0]->pitch;
+    G_LOCALS(0);
+    G_LOCALS(1);
+    G_LOCALS(2);
+    G_LOCALS(3);
     for (size_t i = 0; i < nxu; i++) {
-        acc_xu(cnt, sum, side, 0, all->ba[i], all->bb[i], all->ca[i],
-               all->cb[i]);
-        size_t s = typed ? type_slot(type, slot, i) : 0;
-        if (s)
-            acc_xu(cnt, sum, side, s * nb, typed->ba[i], typed->bb[i],
-                   typed->ca[i], typed->cb[i]);
+        G_ADD(0);
+        G_ADD(1);
+        G_ADD(2);
+        G_ADD(3);
     }
 }
 
-void ompf__hacc_add4(ompf__hacc_t *const *a, const ompf__placed_t *p,
-                     size_t nxu)
+/* Whether the four pairs' first axes are one (consecutive pairs of one
+ * event: (a, b), (a, b + 1), ...). */
+static int first_shared(const ompf__placed_t *p)
 {
-    size_t side = a[0]->side;
-    int64_t *c0 = a[0]->cnt, *c1 = a[1]->cnt, *c2 = a[2]->cnt,
-            *c3 = a[3]->cnt;
-    double *s0 = a[0]->sum, *s1 = a[1]->sum, *s2 = a[2]->sum,
-           *s3 = a[3]->sum;
-    for (size_t i = 0; i < nxu; i++) {
-        acc_xu(c0, s0, side, 0, p[0].ba[i], p[0].bb[i], p[0].ca[i],
-               p[0].cb[i]);
-        acc_xu(c1, s1, side, 0, p[1].ba[i], p[1].bb[i], p[1].ca[i],
-               p[1].cb[i]);
-        acc_xu(c2, s2, side, 0, p[2].ba[i], p[2].bb[i], p[2].ca[i],
-               p[2].cb[i]);
-        acc_xu(c3, s3, side, 0, p[3].ba[i], p[3].bb[i], p[3].ca[i],
-               p[3].cb[i]);
-    }
+    for (int w = 1; w < 4; w++)
+        if (p[w].ba != p[0].ba || p[w].ca != p[0].ca)
+            return 0;
+    return 1;
 }
 
-void ompf__hacc_add2t(ompf__hacc_t *const *a, const ompf__placed_t *all,
-                      const ompf__placed_t *typed, size_t nxu,
-                      const uint32_t *type, const uint32_t *const *slot)
+/* Four pairs, with the variant of gather4 that fits them. */
+static void gather4_run(ompf__hacc_t *const *a, const ompf__placed_t *p,
+                        const uint32_t *const *to, size_t nxu)
 {
-    size_t side = a[0]->side, nb = a[0]->nb;
-    int64_t *c0 = a[0]->cnt, *c1 = a[1]->cnt;
-    double *s0 = a[0]->sum, *s1 = a[1]->sum;
-    for (size_t i = 0; i < nxu; i++) {
-        acc_xu(c0, s0, side, 0, all[0].ba[i], all[0].bb[i], all[0].ca[i],
-               all[0].cb[i]);
-        acc_xu(c1, s1, side, 0, all[1].ba[i], all[1].bb[i], all[1].ca[i],
-               all[1].cb[i]);
-        size_t t0 = type_slot(type, slot[0], i);
-        size_t t1 = type_slot(type, slot[1], i);
-        if (t0)
-            acc_xu(c0, s0, side, t0 * nb, typed[0].ba[i], typed[0].bb[i],
-                   typed[0].ca[i], typed[0].cb[i]);
-        if (t1)
-            acc_xu(c1, s1, side, t1 * nb, typed[1].ba[i], typed[1].bb[i],
-                   typed[1].ca[i], typed[1].cb[i]);
+    int shared = first_shared(p);
+    if (to && shared)
+        gather4(a, p, to, 1, nxu);
+    else if (to)
+        gather4(a, p, to, 0, nxu);
+    else if (shared)
+        gather4(a, p, NULL, 1, nxu);
+    else
+        gather4(a, p, NULL, 0, nxu);
+}
+
+static void gather1(ompf__hacc_t *a, const ompf__placed_t *p,
+                    const uint32_t *to, size_t nxu)
+{
+    ompf__hbin_t *h = a->bin;
+    for (size_t i = 0; i < nxu; i++)
+        acc_xu(h + (to ? to[i] : 0), a->pitch, p->ba[i], p->bb[i], p->ca[i],
+               p->cb[i]);
+}
+
+void ompf__hacc_gather(ompf__hacc_t *const *a, const ompf__placed_t *all,
+                       const ompf__placed_t *typed,
+                       const uint32_t *const *toff, size_t ways, size_t nxu)
+{
+    if (ways == 4) {
+        gather4_run(a, all, NULL, nxu);
+        if (typed)
+            gather4_run(a, typed, toff, nxu);
+        return;
+    }
+    for (size_t w = 0; w < ways; w++) {
+        gather1(a[w], &all[w], NULL, nxu);
+        if (typed)
+            gather1(a[w], &typed[w], toff[w], nxu);
     }
 }
 
 int ompf__hacc_finish(ompf__hacc_t *a, const uint64_t *xus, ompf_hist2d_t *h)
 {
     int rc = 0;
+    size_t nb = a->side * a->side;
+    int64_t *cnt = malloc(nb * sizeof *cnt);
+    double *sum = malloc(2 * nb * sizeof *sum);
+    if (!cnt || !sum)
+        rc = OMPF_ENOMEM;
     for (size_t s = 0; s < a->nslots; s++) {
-        const int64_t *cnt = a->cnt + s * a->nb;
         memset(&h[s], 0, sizeof h[s]);
-        for (size_t k = 0; k < a->nb; k++)
-            h[s].total += cnt[k];
+        if (rc)
+            continue;
+        /* the real bins, in the order ompf_hist2d_build has them */
+        const ompf__hbin_t *b = a->bin + s * a->stride;
+        for (size_t ka = 0; ka < a->side; ka++)
+            for (size_t kb = 0; kb < a->side; kb++) {
+                const ompf__hbin_t *x = &b[ka * a->pitch + kb];
+                size_t k = ka * a->side + kb;
+                cnt[k] = x->n;
+                sum[2 * k] = x->s[0];
+                sum[2 * k + 1] = x->s[1];
+                h[s].total += x->n;
+            }
         h[s].left_out = xus[s] - (uint64_t)h[s].total;
-        if (!rc)
-            rc = compact(cnt, a->sum + 2 * s * a->nb, a->nb, &h[s]);
+        rc = compact(cnt, sum, nb, &h[s]);
     }
+    free(cnt);
+    free(sum);
     ompf__hacc_free(a);
     return rc;
 }
 
 void ompf__hacc_free(ompf__hacc_t *a)
 {
-    free(a->cnt);
-    free(a->sum);
+    free(a->bin);
     memset(a, 0, sizeof *a);
 }

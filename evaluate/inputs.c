@@ -87,6 +87,16 @@ static int append(ompf_inputs_t *in, const char *path, const char *name,
         ompf_profile_destroy(p);
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
+    if (in->take) {
+        int rc = in->take(in->take_ctx, e, p, err);
+        ompf_profile_destroy(p);
+        e->profile = NULL;
+        if (rc) {
+            free(e->path);
+            free(e->name);
+            return rc;
+        }
+    }
     in->n++;
     return 0;
 }

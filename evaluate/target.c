@@ -211,8 +211,9 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         name = "target";
     int rc;
     if (ev->opts.check_program &&
-        (rc = ompf_eval_same_program(ev->refs[0], ev->names[0], target, name,
-                                     err)))
+        (rc = ompf__same_program(ev->program, ev->argv, ev->names[0],
+                                 ompf_meta_get(target, "program"),
+                                 ompf_meta_get(target, "argv"), name, err)))
         return rc;
     tctx_t tc = {.ev = ev, .name = name};
     ompf_eval_result_t *res = calloc(1, sizeof *res);
@@ -234,7 +235,7 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         tc.th = calloc(np, sizeof *tc.th);
     rc = !want || !tc.hall || (ev->opts.per_type && !tc.th) ? OMPF_ENOMEM : 0;
     if (!rc)
-        rc = ompf__colset_build(ev, target, 0, 0, &tc.tc);
+        rc = ompf__colset_build(ev, target, 0, 0, 0, &tc.tc);
     for (size_t i = 0; !rc && i < ev->npairs; i++) {
         const pair_t *pr = &ev->pairs[i];
         want[i] = !pr->problem && colset_has(&tc.tc, pr->ev[0]) &&

@@ -127,6 +127,20 @@ int ompf_eval_create(const ompf_profile_t *const *refs,
                      const ompf_eval_opts_t *opts, ompf_eval_t **out,
                      ompf_error_t *err);
 void ompf_eval_destroy(ompf_eval_t *ev);
+/* The same in steps, references one at a time (ompfuse evaluate):
+ * ompf_eval_begin, ompf_eval_add_reference per reference (in order), then
+ * ompf_eval_finish; on an error the caller destroys the evaluation.  With
+ * copy, the evaluation keeps its own copy of what it needs of the profile
+ * (the values of its counted events and each XU's construct) and the
+ * caller may destroy the profile at once, so that the references cost
+ * their values only, not whole profiles held together; without copy, p
+ * must outlive ompf_eval_finish.  A reference of another program than the
+ * first is refused by ompf_eval_add_reference. */
+int ompf_eval_begin(const ompf_eval_opts_t *opts, ompf_eval_t **out,
+                    ompf_error_t *err);
+int ompf_eval_add_reference(ompf_eval_t *ev, const ompf_profile_t *p,
+                            const char *name, int copy, ompf_error_t *err);
+int ompf_eval_finish(ompf_eval_t *ev, ompf_error_t *err);
 
 /* Events (by name, order of first appearance in the references) and pairs. */
 size_t ompf_eval_event_count(const ompf_eval_t *ev);
@@ -231,6 +245,13 @@ typedef struct ompf_input {
 typedef struct ompf_inputs {
     size_t n, cap;
     ompf_input_t *v;
+    /* Optional: each profile, once loaded and selected, is handed to take
+     * (which keeps what it needs of it) and destroyed at once, so that
+     * the profiles are never all in memory; the entry's profile is then
+     * NULL.  A non-zero return is the loading's error. */
+    int (*take)(void *ctx, const ompf_input_t *in, const ompf_profile_t *p,
+                ompf_error_t *err);
+    void *take_ctx;
 } ompf_inputs_t;
 
 /* Loads arg: a profile file, a CSV file (imported; program unknown), a

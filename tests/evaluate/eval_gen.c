@@ -9,7 +9,9 @@
  * others are marked multiplexed) and has 3% of its values missing, so
  * event pairs have different repeat sets (some too few).
  * With REFS = R (benchmarks/epd/scale.py), only DIR/ref-1..R.ompf and
- * DIR/good.ompf are written.
+ * DIR/good.ompf are written, JOBS of them at a time (child processes;
+ * default 1): the same files as one after the other, since each file
+ * starts where the random stream of the previous one ends.
  * Values: per XU a size s (log-normal), event e = s * (1 + e/3) * noise,
  * with even events also growing with a second latent factor; two
  * constructs (types) with different sizes. */
@@ -18,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
@@ -98,11 +102,52 @@ static int write_one(const char *dir, const char *file, const char *mode,
     return rc != 0;
 }
 
+/* The REFS files (ref-1..R, good), jobs at a time in child processes.
+ * Each XU draws 4 + 3 x EVENTS numbers of the stream (size, second factor:
+ * two each; per event its noise, two, and the missing-value draw), so file
+ * f starts f x XUS x (4 + 3 x EVENTS) numbers after the first. */
+static int write_parallel(const char *dir, const char *prog, int nev, int nxu,
+                          int subsets, int nrefs, int jobs)
+{
+    uint64_t st0 = st, per = (uint64_t)nxu * (uint64_t)(4 + 3 * nev);
+    int running = 0, rc = 0;
+    for (int f = 0; f <= nrefs; f++) {
+        if (running == jobs) {
+            int status;
+            if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+                rc = 1;
+            running--;
+        }
+        pid_t pid = fork();
+        if (pid < 0)
+            return 1;
+        if (pid > 0) {
+            running++;
+            continue;
+        }
+        st = st0 + (uint64_t)f * per * 0x9e3779b97f4a7c15ull;
+        char file[32];
+        if (f < nrefs) {
+            snprintf(file, sizeof file, "ref-%d.ompf", f + 1);
+            _exit(write_one(dir, file, "reference", NULL, prog, nev, nxu, 0.05,
+                            1, subsets ? 0.03 : 0, subsets ? f + 1 : 0));
+        }
+        _exit(write_one(dir, "good.ompf", "fused", "lgl", prog, nev, nxu, 0.05,
+                        1, 0, 0));
+    }
+    for (; running > 0; running--) {
+        int status;
+        if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+            rc = 1;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: eval_gen DIR [XUS] [EVENTS] [SEED] [PROGRAM] "
-                        "[SUBSETS] [REFS]\n");
+                        "[SUBSETS] [REFS] [JOBS]\n");
         return 2;
     }
     const char *dir = argv[1];
@@ -112,6 +157,9 @@ int main(int argc, char **argv)
     const char *prog = argc > 5 ? argv[5] : "gen";
     int subsets = argc > 6 && atoi(argv[6]);
     int nrefs = argc > 7 ? atoi(argv[7]) : 0;
+    int jobs = argc > 8 ? atoi(argv[8]) : 1;
+    if (nrefs > 0 && jobs > 1)
+        return write_parallel(dir, prog, nev, nxu, subsets, nrefs, jobs);
     int rc = 0;
     for (int r = 1; r <= (nrefs > 0 ? nrefs : 3); r++) {
         char f[32];
