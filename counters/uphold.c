@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -22,6 +23,7 @@ typedef struct held {
     uint64_t off;
     int fd;   /* the holder, -1 when the probe could not be held */
     int ours; /* defined by us: removed on destroy */
+    char ge[200]; /* GROUP/EVENT */
 } held_t;
 
 struct ompf_uphold {
@@ -32,7 +34,6 @@ struct ompf_uphold {
     char why[PATH_MAX + 128];
     int noted;
     int janitor;         /* write end of the janitor's pipe, or -1 (none yet) */
-    unsigned next;       /* our event names: u0, u1, ... */
     held_t *h;
     size_t n, cap;
 };
@@ -229,7 +230,9 @@ static int hold_one(ompf_uphold_t *h, const char *name)
     if (!foreign_probe(h, abs, off, ge, sizeof ge)) {
         if (h->janitor < 0)
             start_janitor(h); /* before the first definition of ours */
-        snprintf(ge, sizeof ge, "%s/u%u", h->group, h->next++);
+        char ev[64];
+        ompf_upev_name(abs, off, ev, sizeof ev);
+        snprintf(ge, sizeof ge, "%s/%s", h->group, ev);
         snprintf(cmd, sizeof cmd, "p:%s %s:0x%llx\n", ge, abs, (unsigned long long)off);
         int rc = write_events(h, cmd);
         if (rc) {
@@ -240,6 +243,7 @@ static int hold_one(ompf_uphold_t *h, const char *name)
         }
         e->ours = 1;
     }
+    snprintf(e->ge, sizeof e->ge, "%s", ge);
     e->fd = open_holder(h, ge);
     if (e->fd < 0) {
         note(h, "cannot hold %s open (%s): its runs use the uprobe PMU", name, strerror(-e->fd));
@@ -294,6 +298,48 @@ int ompf_uphold_add_list(ompf_uphold_t *h, const char *list)
     }
     free(copy);
     return held;
+}
+
+/* Closes entry i's holder, removes its definition if ours, forgets it. */
+static void release(ompf_uphold_t *h, size_t i)
+{
+    held_t *e = &h->h[i];
+    if (e->fd >= 0)
+        close(e->fd);
+    if (e->ours) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "-:%s\n", e->ge);
+        /* EBUSY: a run still has it open; destroy or the janitor retries */
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        for (int k = 0; write_events(h, cmd) == -EBUSY && k < 40; k++)
+            nanosleep(&ts, NULL);
+    }
+    h->h[i] = h->h[--h->n];
+}
+
+int ompf_uphold_only(ompf_uphold_t *h, const char *list)
+{
+    if (!h || !list)
+        return OMPF_EINVAL;
+    for (size_t i = h->n; i-- > 0;) {
+        /* kept when list names it (the same binary and offset) */
+        int keep = 0;
+        char *copy = strdup(list), *save = NULL;
+        if (!copy)
+            return OMPF_ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); t && !keep; t = strtok_r(NULL, ",", &save)) {
+            char abs[PATH_MAX];
+            uint64_t off;
+            while (*t == ' ')
+                t++;
+            keep = !ompf_cnt_src_uprobe_where(t, abs, &off) && off == h->h[i].off &&
+                   !strcmp(abs, h->h[i].path);
+        }
+        free(copy);
+        if (!keep)
+            release(h, i);
+    }
+    return ompf_uphold_add_list(h, list);
 }
 
 size_t ompf_uphold_count(const ompf_uphold_t *h)

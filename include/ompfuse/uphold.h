@@ -43,6 +43,11 @@ int ompf_uphold_create(FILE *log, ompf_uphold_t **out);
 int ompf_uphold_add(ompf_uphold_t *h, const char *const *names, size_t n);
 /* The same for a comma-separated event list. */
 int ompf_uphold_add_list(ompf_uphold_t *h, const char *list);
+/* Holds exactly the uprobes of list: the others are released (holder
+ * closed, our definition removed), so that a run that counts none of them
+ * does not trap at them (a held probe is armed in every process of its
+ * binary).  The number newly held, or negative as ompf_uphold_add. */
+int ompf_uphold_only(ompf_uphold_t *h, const char *list);
 /* Probes held now. */
 size_t ompf_uphold_count(const ompf_uphold_t *h);
 /* 0 when the cheap path is available, else why not: OMPF_EUNSUPP (tracefs
