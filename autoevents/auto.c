@@ -18,6 +18,7 @@
 #include "ompfuse/counters.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
+#include "ompfuse/uphold.h"
 
 #define MAX_UPROBES 96   /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
@@ -50,6 +51,26 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
         return OMPF_ENOMEM;
     a->n++;
     return 0;
+}
+
+/* Holds exactly names[0..n) (the uprobes a rate round counts on every
+ * CPU): their opens and closes then skip the kernel's registering and
+ * unregistering, which waits for RCU grace periods under a mutex every
+ * tracepoint user on the machine needs (docs/events.md, Held uprobes). */
+static void hold_only(ompf_uphold_t *h, char *const *names, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; h && i < n; i++)
+        len += strlen(names[i]) + 1;
+    char *list = h ? malloc(len) : NULL;
+    if (!list)
+        return; /* not held: the rounds go through the uprobe PMU */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(list + k, len - k, "%s%s", i ? "," : "", names[i]);
+    list[k] = '\0';
+    ompf_uphold_only(h, list);
+    free(list);
 }
 
 /* Rounds of the rate pilot over the uprobe candidates: drop the ones hit
@@ -97,6 +118,7 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
         if (na == 0)
             break;
         double budget = 2.0 * plain + 1.0;
+        hold_only(o->hold, alive, na);
         rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
         if (rc) {
             ompf_auto_round_free(&r);
@@ -219,6 +241,8 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.progress = -1; /* the runs as they end: the pilots take a minute or more */
     co.log = o->log;
     co.slots = 64; /* the pilots count everything at once: no emulated limit */
+    co.hold = o->hold;
+    co.hold_own_only = 1; /* timed: a run traps only at what it counts */
     int rc = ompf_campaign_create(plan, argv, &co, out, err);
     if (rc == 0)
         rc = ompf_campaign_execute(*out, err);
@@ -314,6 +338,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     ompf_auto_free_list(names, nu);
     ompf_auto_free_list(where, nu);
     a->tracefs = ompf_cnt_tracefs() != NULL;
+    a->uprobe_fixed = o->hold && ompf_uphold_status(o->hold) == 0 ? UPROBE_FIXED_HELD
+                                                                   : UPROBE_FIXED_PMU;
     const char *const *list;
     size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
     for (size_t i = 0; rc == 0 && i < nt; i++)
@@ -395,7 +421,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         rc = ompf_plan_create(&plan);
         if (rc == 0) {
             ompf_plan_set_slots(plan, 64);
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_RUNS, base, 1, NULL, 0);
         }
     }
     if (rc == 0) {
@@ -410,7 +436,11 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         if (rc == 0 && !has_base)
             ch[nch++] = BASE_EVENT; /* the CPU time of the check runs */
         if (rc == 0)
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ch, nch, NULL, 0);
+            /* the campaign runs repeat 1 of both lines, then 2, ...: base
+             * and set alternate, side by side; the set's uprobes are held
+             * only during its runs (hold_own_only), so the base runs of the
+             * same binary do not trap at them */
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_RUNS, ch, nch, NULL, 0);
         free(ch);
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/check", o->work_dir);

@@ -88,7 +88,8 @@ int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
         c->inside = c->total > 0 ? sum / c->total : 0;
         double mean = nx ? sum / (double)nx : 0;
         c->cv = mean > 0 ? sqrt(sq / (double)nx) / mean : 0;
-        c->cost_s = c->kind == OMPF_AUTO_UPROBE     ? c->total * a->uprobe_cost
+        c->cost_s = c->kind == OMPF_AUTO_UPROBE     ? c->total * a->uprobe_cost +
+                                                          a->uprobe_fixed * (double)ompf_thread_count(p)
                     : c->kind == OMPF_AUTO_TRACEPOINT ? c->total * TRACEPOINT_COST
                                                       : 0;
         c->covered = nx ? (double)nonzero / (double)nx : 0;

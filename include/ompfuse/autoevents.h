@@ -39,6 +39,8 @@ typedef struct ompf_auto_opts {
     size_t n_env;
     double timeout_s;       /* per pilot run (default 600) */
     FILE *log;              /* progress and the reasons (default stderr) */
+    struct ompf_uphold *hold; /* holds the pilots' uprobes (ompfuse/uphold.h);
+                                 NULL: they go through the uprobe PMU */
 } ompf_auto_opts_t;
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o);
@@ -74,7 +76,8 @@ const ompf_auto_cand_t *ompf_auto_cand(const ompf_auto_t *a, size_t i);
 /* The chosen events in order of choice. */
 size_t ompf_auto_chosen(const ompf_auto_t *a, const char **names, size_t max);
 /* Seconds of the program under the tool with software events only, and
- * with the chosen set counted at once (the check run; both best of 2). */
+ * with the chosen set counted at once (the check: each the best of 3
+ * runs, the two kinds alternating). */
 double ompf_auto_base_seconds(const ompf_auto_t *a);
 double ompf_auto_check_seconds(const ompf_auto_t *a);
 /* Prints the choice: each chosen event and why, the rejected briefly, the

@@ -9,10 +9,12 @@ Usage: run_sources.py TEST --tool LIB --dump DUMP --prog PROG --ompfuse BIN
 """
 import argparse
 import collections
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 
 A = None
 FAILS = []
@@ -329,11 +331,72 @@ def t_events():
           "not root: %s" % r.stdout[-800:])
 
 
+UPROBE_EVENTS = "/sys/kernel/tracing/uprobe_events"
+# a private mount namespace in which tracefs is read-only: tracepoint ids
+# readable, uprobe_events not writable, so ompfuse cannot hold probes
+RO_TRACEFS = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+              "mount -o remount,bind,ro /sys/kernel/tracing && exec \"$@\"", "sh"]
+
+
+def groups():
+    """The ompfuse_* groups defined in uprobe_events."""
+    g = set()
+    for line in open(UPROBE_EVENTS):
+        m = re.match(r"[pr]:([^/]+)/", line)
+        if m and m.group(1).startswith("ompfuse_"):
+            g.add(m.group(1))
+    return g
+
+
+def wait_group_gone(what, pid):
+    """No group of the ompfuse process pid is left (other sessions' groups
+    may come and go), waiting up to 60 s for the janitor (a killed
+    ompfuse's runs may still have the probes open)."""
+    g = "ompfuse_%d" % pid
+    for _ in range(600):
+        if g not in groups():
+            break
+        time.sleep(0.1)
+    check(g not in groups(), "%s: group %s left in uprobe_events" % (what, g))
+
+
+def run_pid(cmd, **kw):
+    """Runs cmd to its end: (returncode, stderr, pid)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, **kw)
+    _, err = p.communicate()
+    return p.returncode, err, p.pid
+
+
+def encodings(profile):
+    """{event name: (perf_type, config)} recorded in a profile."""
+    meta = os.path.join(A.workdir, "encodings.json")
+    r = sh([A.ompfuse, "export", "--csv", "-o", os.devnull, "--metadata", meta,
+            profile])
+    if not check(r.returncode == 0, "export %s: %s" % (profile, r.stderr)):
+        return {}
+    evs = json.load(open(meta))["profiles"][0]["events"]
+    return {e["name"]: (e["perf_type"], e["config"]) for e in evs}
+
+
+def uprobe_pmu_type():
+    return int(open("/sys/bus/event_source/devices/uprobe/type").read())
+
+
 def t_plan_run():
     """ompfuse plan + ompfuse run with a tracepoint and a uprobe next to a
     software event: the slot limit splits them like any event, every run's
-    counts are exact, and the HEM emulator multiplexes all three."""
+    counts are exact, and the HEM emulator multiplexes all three.  Twice:
+    with the uprobe defined in tracefs and held by ompfuse run (recorded as
+    a tracepoint), and with tracefs read-only (the uprobe PMU, a note)."""
     ensure_tracefs()
+    pid = plan_run_once("held", [], 2)
+    if pid:
+        wait_group_gone("plan_run held", pid)
+    plan_run_once("pmu", RO_TRACEFS, uprobe_pmu_type())
+
+
+def plan_run_once(mode, wrap, want_type):
     events = [TP, "uprobe:%s:%s" % (A.prog, SYM), "perf::TASK-CLOCK"]
     plan = os.path.join(A.workdir, "sources.plan")
     r = sh([A.ompfuse, "plan", "--events", ",".join(events), "--slots", "2",
@@ -348,22 +411,30 @@ def t_plan_run():
         n = len(l[2].split(","))
         check(n == 3 if l[0].startswith("hem") else n <= 2,
               "plan line %s: %d events for 2 slots" % (l, n))
-    d = os.path.join(A.workdir, "plan-run")
+    d = os.path.join(A.workdir, "plan-run-" + mode)
     subprocess.run(["rm", "-rf", d])
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
     # The HEM runs rotate 3 events through 2 slots; every event must get a
     # window inside some XU.  At the default 4 ms period a run of a few ms
     # on a loaded machine (ASan) could see too few rotations: 250 us gives
     # every event many windows whatever the load.
-    r = sh([A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
-            "--env", "OMP_NUM_THREADS=2", "--env", "OMPFUSE_MUX_PERIOD_US=250", "-q",
-            "--", A.prog] + args(), env=env)
-    check(r.returncode == 0, "run rc %d %s" % (r.returncode, r.stderr))
+    rc, err, pid = run_pid(wrap + [A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
+                                   "--env", "OMP_NUM_THREADS=2", "--env",
+                                   "OMPFUSE_MUX_PERIOD_US=250", "-q", "--", A.prog] + args(),
+                           env=env)
+    check(rc == 0, "%s: run rc %d %s" % (mode, rc, err))
+    note = "uprobes go through the uprobe PMU" in err
+    check(note == (mode == "pmu"), "%s: the note line %s: %r" % (
+        mode, "missing" if not note else "unexpected", err))
     runs = sorted(f for f in os.listdir(d) if f.endswith(".ompf"))
     check(len(runs) == sum(int(l[1]) for l in lines), "runs %s" % runs)
     for f in runs:
         p = Profile(os.path.join(d, f))
         names = [n for n, _ in p.events]
+        if events[1] in names:
+            enc = encodings(os.path.join(d, f)).get(events[1])
+            check(enc and enc[0] == want_type, "%s %s: %s encoded as %s, expected type %d" % (
+                mode, f, events[1], enc, want_type))
         if f.startswith("hem"):
             # hem-delta leaves an event missing in XUs no window saw
             full = f.startswith("hem-delta") or all(
@@ -389,6 +460,7 @@ def t_plan_run():
         if exact:
             tot = exact_counts(sub, f, len(exact))
             check(tot == [EXPECTED] * len(exact), "%s totals %s" % (f, tot))
+    return pid
 
 
 def harness(tests, keys, needs):
