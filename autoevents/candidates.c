@@ -134,6 +134,35 @@ static int add_line(cand_t **c, size_t *n, size_t *cap, size_t f, uint64_t a, in
     return 0;
 }
 
+/* Regions first (seq 0), then by address. */
+static int by_region(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Outlined parallel regions and task entries: the code that runs in XUs. */
+static int in_region(const char *name)
+{
+    return strstr(name, ".omp_outlined") || strstr(name, "omp_task_entry");
+}
+
+/* The k-th of take candidates from c[0..nc), of which the first np are in
+ * regions: all of those first (evenly spread if they alone are too many),
+ * then the rest evenly spread over the slots left. */
+static size_t pick(size_t k, size_t take, size_t np, size_t nc)
+{
+    if (take >= nc)
+        return k;
+    if (np >= take)
+        return k * np / take;
+    if (k < np)
+        return k;
+    return np + (k - np) * (nc - np) / (take - np);
+}
+
 static int by_addr(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
@@ -209,6 +238,15 @@ int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
         if (!u || c[k].addr != c[u - 1].addr)
             c[u++] = c[k];
     nc = u;
+    /* the code of parallel regions and tasks first (their outlined
+     * functions), then the rest spread evenly over what is left: in MG the
+     * serial set-up functions hold as many lines as all its loops */
+    size_t np = 0;
+    for (size_t k = 0; k < nc; k++) {
+        c[k].seq = !in_region(fn[c[k].func].name); /* seq has served its purpose */
+        np += !c[k].seq;
+    }
+    qsort(c, nc, sizeof *c, by_region);
     size_t take = nc < max ? nc : max;
     *names = calloc(take + 1, sizeof **names);
     *where = calloc(take + 1, sizeof **where);
@@ -219,7 +257,7 @@ int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
     *n = take; /* on failure every slot is freed (calloc'd: NULL or owned) */
     for (size_t k = 0; k < take; k++) {
         /* evenly spread when there are more lines than wanted */
-        const cand_t *x = &c[take == nc ? k : k * nc / take];
+        const cand_t *x = &c[pick(k, take, np, nc)];
         char buf[4096];
         snprintf(buf, sizeof buf, "uprobe:%s:%s+0x%llx", binary, fn[x->func].name,
                  (unsigned long long)(x->addr - fn[x->func].lo));

@@ -39,9 +39,10 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
         fprintf(f, "%s  %-10s %s%s%s%s\n%s             %s\n", pre, kind_name(c->kind), c->name,
                 c->where[0] ? " (" : "", c->where, c->where[0] ? ")" : "", pre, c->why);
     }
-    if (a->base_s > 0)
-        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run%s", pre, a->est_s,
-                100 * a->est_s / a->base_s, a->check_s > 0 ? "; " : "\n");
+    if (ompf__auto_budget_ref(a) > 0)
+        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run's %s%s", pre, a->est_s,
+                100 * a->est_s / ompf__auto_budget_ref(a), a->base_cpu > 0 ? "CPU time" : "time",
+                a->check_s > 0 ? "; " : "\n");
     if (a->check_s > 0)
         fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
                    "(wall, best of 2)", a->check_s, a->base_s,

@@ -11,9 +11,10 @@
  *               budget that drop the candidates hit too often, until a
  *               round completes: exact totals, so probe costs are known;
  *   XU pilot    the program under the tool with the survivors: per-XU counts;
- *   choice      greedy: fires inside XUs, coefficient of variation across
- *               XUs, no |correlation| with a chosen event above a bound,
- *               summed cost within the slowdown budget;
+ *   choice      greedy over pairs: fires inside XUs, varies within
+ *               constructs, the most dependence within constructs with the
+ *               chosen ones (what the random control breaks), no twin
+ *               (|Pearson r| above a bound), summed cost within the budget;
  *   check       the chosen set against software events only, timed.
  */
 #ifndef OMPFUSE_AUTOEVENTS_H
@@ -31,7 +32,7 @@ typedef struct ompf_auto_opts {
     unsigned want;          /* events to choose (default 4) */
     double max_slowdown;    /* probes' estimated cost / runtime (0.10) */
     double min_cv;          /* coefficient of variation across XUs (0.10) */
-    double max_corr;        /* |Spearman| within constructs above it: a twin (0.90) */
+    double max_corr;        /* |Pearson r| within constructs above it: a twin (0.98) */
     double min_inside;      /* share of the count inside XUs (0.2) */
     const char *work_dir;   /* pilot profiles and manifests; created */
     const char *tool_path;  /* libompfuse.so; NULL: the default */

@@ -1,0 +1,194 @@
+/* The rules of `--events auto` on synthetic pilot data (no program run):
+ * the rate pilot's verdicts, the dependence that random pairing breaks,
+ * and the greedy choice over pairs (twins, budget, thresholds). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autoevents_internal.h"
+
+static int fails;
+#define CHECK(c, ...)                                                                        \
+    do {                                                                                     \
+        if (!(c)) {                                                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            fails++;                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static ompf_auto_t *make(size_t n)
+{
+    ompf_auto_t *a = calloc(1, sizeof *a);
+    a->c = calloc(n, sizeof *a->c);
+    a->n = n;
+    for (size_t i = 0; i < n; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "e%zu", i);
+        a->c[i].name = strdup(nm);
+        a->c[i].where = strdup("");
+        a->c[i].inside = 1;
+    }
+    a->uprobe_cost = 15e-6;
+    a->base_s = 1.0;
+    return a;
+}
+
+/* A whole run of 1 s affords 0.1 s / 15 us = 6,667 hits of one probe. */
+static void rate_verdicts(void)
+{
+    static const struct {
+        double count;
+        int usable, killed;
+        const char *why; /* prefix of the reason, "" kept */
+        int dropped;
+    } t[] = {
+        {7000, 1, 0, "too hot: 7000 hits per run", 1},
+        {7000, 1, 1, "too hot: 7000 hits before the round was stopped", 1},
+        {6000, 1, 0, "", 0},
+        {6000, 1, 1, "", 0},
+        {0, 1, 0, "never hit in the rate pilot", 0},
+        {0, 1, 1, "", 0},
+        {10, 0, 0, "does not open here", 1},
+    };
+    size_t n = sizeof t / sizeof *t;
+    for (size_t i = 0; i < n; i++) {
+        ompf_auto_t *a = make(1);
+        double count = t[i].count;
+        int usable = t[i].usable;
+        ompf_auto_round_t r = {&count, &usable, 0.5, 1.0, t[i].killed, 0, 0};
+        size_t idx = 0;
+        size_t d = ompf__auto_rate_verdicts(a, &idx, 1, &r, 1.0, 0.10);
+        CHECK(d == (size_t)t[i].dropped, "case %zu: dropped %zu", i, d);
+        CHECK(strncmp(a->c[0].why, t[i].why, strlen(t[i].why)) == 0 &&
+                  (t[i].why[0] || !a->c[0].why[0]),
+              "case %zu: reason '%s', expected '%s'", i, a->c[0].why, t[i].why);
+        ompf_auto_destroy(a);
+    }
+}
+
+#define PER 240 /* XUs per construct: divisible by 6, so the independent cases are exact */
+#define NX (2 * PER)
+
+/* values per XU of the synthetic candidates; two constructs of PER XUs */
+static double value(int kind, size_t x)
+{
+    size_t k = x % PER; /* index within its construct */
+    switch (kind) {
+    case 0: return k % 3 == 0;              /* one way of a three-way branch */
+    case 1: return k % 3 == 1;              /* another: never with 0 */
+    case 2: return (k / 3) % 2;             /* independent of 0 and 1 */
+    case 3: return 2.0 * (k % 3 == 0);      /* twin of 0: the same up to scale */
+    case 4: return x < PER ? 5 : 9;         /* tells constructs apart only */
+    case 5: return 3.0 * (k % 3 == 0) + (double)(k % 2); /* depends on 0, costs too much */
+    case 7: return k % 2;                   /* a two-way branch ... */
+    case 8: return 1 - k % 2;               /* ... and its other way: a twin */
+    default: return 1 + (double)((k * 7919) % 13); /* noise, a software event */
+    }
+}
+
+static void stats(ompf_auto_t *a, const int *kinds, double **vals)
+{
+    uint32_t type[NX];
+    for (size_t x = 0; x < NX; x++)
+        type[x] = x < PER ? 0 : 1;
+    for (size_t i = 0; i < a->n; i++) {
+        vals[i] = malloc(NX * sizeof **vals);
+        for (size_t x = 0; x < NX; x++)
+            vals[i][x] = value(kinds[i], x);
+    }
+    CHECK(ompf__auto_stats(a, NX, type, 2, vals) == 0, "stats failed");
+}
+
+static void dependence(void)
+{
+    static const struct {
+        int a, b;
+        double dep;
+    } t[] = {
+        {0, 1, 2.0 / 9}, /* exclusive thirds: (1,1) gains 1/9, (0,0) 1/9 */
+        {0, 2, 0.0},     /* independent: a shuffle changes nothing */
+        {0, 4, 0.0},     /* constant within constructs */
+        {1, 3, 2.0 / 9},
+        {7, 8, 0.5},     /* exclusive halves */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        ompf_auto_t *a = make(2);
+        int kinds[2] = {t[i].a, t[i].b};
+        double *vals[2];
+        stats(a, kinds, vals);
+        double d = ompf__auto_dependence(a, 0, 1);
+        CHECK(fabs(d - t[i].dep) < 1e-12, "pair %d,%d: dependence %.6f, expected %.3f",
+              t[i].a, t[i].b, d, t[i].dep);
+        free(vals[0]);
+        free(vals[1]);
+        ompf_auto_destroy(a);
+    }
+}
+
+static void choice(void)
+{
+    /* e0 noise (software), e1 branch A, e2 its twin, e3 constructs only,
+     * e4 independent of A, e5 branch B (excludes A), e6 dear and dependent */
+    int kinds[] = {6, 0, 3, 4, 2, 1, 5};
+    size_t n = sizeof kinds / sizeof *kinds;
+    ompf_auto_t *a = make(n);
+    for (size_t i = 0; i < n; i++) {
+        a->c[i].kind = kinds[i] == 6 ? OMPF_AUTO_SOFTWARE : OMPF_AUTO_UPROBE;
+        a->c[i].cost_s = i == 6 ? 0.2 : 0.001;
+    }
+    double *vals[7];
+    stats(a, kinds, vals);
+    ompf_auto_opts_t o;
+    ompf_auto_opts_init(&o);
+    o.want = 3;
+    CHECK(ompf__auto_choose(a, vals, &o, 1) == 0, "choose failed");
+    for (size_t i = 0; i < n; i++)
+        printf("  e%zu%s %s\n", i, a->c[i].chosen ? " chosen:" : ":", a->c[i].why);
+    CHECK(a->nchosen == 3, "%zu chosen", a->nchosen);
+    /* the best pair first (the exclusive branches), then what adds most */
+    CHECK(a->nchosen >= 2 && ((a->order[0] == 1 && a->order[1] == 5) ||
+                              (a->order[0] == 5 && a->order[1] == 1)),
+          "first pair e%zu, e%zu", a->order[0], a->order[1]);
+    CHECK(strstr(a->c[2].why, "twin of e1 (Pearson 1.000"),
+          "e2: %s", a->c[2].why);
+    CHECK(strstr(a->c[3].why, "varies too little"), "e3: %s", a->c[3].why);
+    CHECK(strstr(a->c[6].why, "too costly"), "e6: %s", a->c[6].why);
+    CHECK(a->c[1].chosen && strstr(a->c[1].why, "random pairing moves 22.2% of the XUs"),
+          "e1: %s", a->c[1].why);
+    for (size_t i = 0; i < n; i++)
+        free(vals[i]);
+    ompf_auto_destroy(a);
+}
+
+/* The two ways of a two-way branch are one quantity (r = -1): twins. */
+static void complement(void)
+{
+    int kinds[] = {7, 8};
+    ompf_auto_t *a = make(2);
+    a->c[0].cost_s = a->c[1].cost_s = 0.001;
+    double *vals[2];
+    stats(a, kinds, vals);
+    ompf_auto_opts_t o;
+    ompf_auto_opts_init(&o);
+    CHECK(ompf__auto_choose(a, vals, &o, 1) == 0, "choose failed");
+    CHECK(a->nchosen == 1 && strstr(a->c[1].why, "twin of e0 (Pearson -1.000"), "e1: %s",
+          a->c[1].why);
+    free(vals[0]);
+    free(vals[1]);
+    ompf_auto_destroy(a);
+}
+
+int main(void)
+{
+    rate_verdicts();
+    dependence();
+    choice();
+    complement();
+    if (fails)
+        return 1;
+    printf("auto rules: all cases pass\n");
+    return 0;
+}
