@@ -194,6 +194,7 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.progress = -1; /* the runs as they end: the pilots take a minute or more */
     co.log = o->log;
     co.slots = 64; /* the pilots count everything at once: no emulated limit */
+    co.hold = o->hold;
     int rc = ompf_campaign_create(plan, argv, &co, out, err);
     if (rc == 0)
         rc = ompf_campaign_execute(*out, err);

@@ -52,6 +52,7 @@ typedef struct settings {
     size_t nevents;
     unsigned slots, repeats, threads, jobs;
     unsigned auto_want; /* --events auto[:N]: chosen per benchmark */
+    ompf_uphold_t *hold; /* holds the runs' uprobes (NULL: none) */
     double timeout;
     /* --events auto: chooses a program's events (cli/events_auto.c) */
     int (*choose_events)(const char *prog, char *const *argv, const char *dir, unsigned want,

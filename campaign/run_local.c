@@ -52,6 +52,13 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
                                       nbusy == 1 ? "is" : "are")
                      : 0;
 
+    /* before any run: a probe defined while runs have it open through the
+     * uprobe PMU would not make their closes cheaper */
+    for (size_t i = 0; c->o.hold && i < c->n; i++)
+        if (c->runs[i].status == OMPF_RUN_PENDING &&
+            ompf_uphold_add_list(c->o.hold, c->runs[i].events) == OMPF_ENOMEM)
+            return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+
     ompf_cmpi_sigs_t sigs;
     ompf_cmpi_catch_signals(&sigs);
 

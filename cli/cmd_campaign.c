@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "ompfuse/uphold.h"
 #include "opts.h"
 #include "ompfuse/campaign.h"
 #include "ompfuse/file.h"
@@ -285,6 +286,15 @@ int ompf_cmd_campaign(int argc, char **argv)
         free(evcopy);
         return 2;
     }
+    /* every run of every benchmark (pilots included) opens its uprobes as
+     * tracepoints this process defines and holds (docs/events.md) */
+    if (ompf_uphold_create(stderr, &s.hold)) {
+        fprintf(stderr, PROG ": out of memory\n");
+        free(evcopy);
+        ompf_dirlock_release(lock);
+        return 2;
+    }
+    ompf_cli_uphold = s.hold;
     if (want)
         fprintf(stderr, PROG ": events chosen per benchmark (--events %s), ", events);
     else
@@ -298,6 +308,7 @@ int ompf_cmd_campaign(int argc, char **argv)
     if (!res) {
         fprintf(stderr, PROG ": out of memory\n");
         free(evcopy);
+        ompf_uphold_destroy(s.hold);
         ompf_dirlock_release(lock);
         return 2;
     }
@@ -340,6 +351,7 @@ int ompf_cmd_campaign(int argc, char **argv)
                 free(res[i].refs[r]);
         free(res);
         free(evcopy);
+        ompf_uphold_destroy(s.hold);
         ompf_dirlock_release(lock);
         return 1;
     }
@@ -390,6 +402,8 @@ int ompf_cmd_campaign(int argc, char **argv)
             free(res[i].refs[r]);
     free(res);
     free(evcopy);
+    ompf_uphold_destroy(s.hold);
+    ompf_cli_uphold = NULL;
     ompf_dirlock_release(lock);
     /* 2: an error (I/O, a benchmark that could not run); 1: completed,
      * but not everything planned succeeded */

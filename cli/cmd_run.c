@@ -290,10 +290,18 @@ static int execute(cli_t *c, int argc, char **argv, int save)
         fprintf(stderr, "ompfuse run: %s\n", err.msg);
         return 2;
     }
+    /* local runs open their uprobes as tracepoints this process defines
+     * and holds: cheap to open and close per thread (docs/events.md) */
+    if (!c->slurm && c->task < 0 && ompf_uphold_create(stderr, &c->o.hold)) {
+        fprintf(stderr, "ompfuse run: out of memory\n");
+        ompf_plan_destroy(plan);
+        return 2;
+    }
     ompf_campaign_t *cp;
     int rc = ompf_campaign_create(plan, argv + c->prog, &c->o, &cp, &err);
     if (rc) {
         fprintf(stderr, "ompfuse run: %s\n", err.msg);
+        ompf_uphold_destroy(c->o.hold);
         ompf_plan_destroy(plan);
         return 2;
     }
@@ -312,6 +320,7 @@ static int execute(cli_t *c, int argc, char **argv, int save)
     if (rc)
         fprintf(stderr, "ompfuse run: %s\n", err.msg);
     ompf_campaign_destroy(cp);
+    ompf_uphold_destroy(c->o.hold);
     ompf_plan_destroy(plan);
     /* 1: the campaign ran, but not every run is ok (or it was
      * interrupted); 2: it could not start or write its files */

@@ -24,6 +24,9 @@ int ompf_cli_auto_want(const char *events);
 int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, unsigned want,
                          unsigned slots, const char *const *env, size_t nenv, char ***events,
                          size_t *n);
+/* The holder of the current command's uprobes, for the pilots of
+ * ompf_cli_auto_events (NULL: none). */
+extern struct ompf_uphold *ompf_cli_uphold;
 /* "OPENS" or "fails: why" for one event name, as the tool would open it
  * (events_sources.c): 1 when it opens. */
 int ompf_cli_probe_one(const char *name, char *status, size_t n);

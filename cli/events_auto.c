@@ -8,10 +8,13 @@
 
 #include "commands.h"
 #include "ompfuse/autoevents.h"
+#include "ompfuse/uphold.h"
 
 static int choose_or_load(const char *prog, char *const *argv, const char *dir,
                                 unsigned want, const char *const *env, size_t nenv,
                                 char ***events, size_t *n);
+
+ompf_uphold_t *ompf_cli_uphold;
 
 int ompf_cli_auto_want(const char *events)
 {
@@ -81,6 +84,7 @@ static int choose_or_load(const char *prog, char *const *argv, const char *dir,
     o.work_dir = work;
     o.env = env;
     o.n_env = nenv;
+    o.hold = ompf_cli_uphold;
     ompf_auto_t *a;
     if (ompf_auto_select(argv, &o, &a, &err)) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);

@@ -13,6 +13,7 @@
 #include <linux/hw_breakpoint.h> /* HW_BREAKPOINT_* only */
 
 #include "ompfuse/elf.h"
+#include "upevents.h"
 
 #define SYSPMU "/sys/bus/event_source/devices"
 
@@ -201,7 +202,62 @@ static int pmu_type(const char *pmu, uint32_t *type)
     return 0;
 }
 
-static int uprobe(const char *name, ompf_cnt_src_t *o)
+/* How good a definition of the probe in uprobe_events is to open as its
+ * tracepoint: 0 the group OMPFUSE_UPROBE_GROUP names (the campaign that
+ * runs us holds it), 1 someone else's (perf probe), 2 another live
+ * ompfuse's; -1 unusable (not plain, or an ompfuse group whose process is
+ * dead: its janitor may remove it any moment). */
+static int probe_rank(const ompf_upev_t *e, const char *abs, uint64_t off, const char *pref)
+{
+    char real[PATH_MAX];
+    if (e->kind != 'p' || !e->plain || e->off != off ||
+        (strcmp(e->path, abs) && (!realpath(e->path, real) || strcmp(real, abs))))
+        return -1;
+    if (pref && !strcmp(e->group, pref))
+        return 0;
+    long owner = ompf_upev_owner(e->group);
+    return !owner ? 1 : ompf_upev_alive(owner) ? 2 : -1;
+}
+
+/* A uprobe at abs:off that tracefs already defines (and someone holds
+ * open) is opened as that tracepoint: its fixed costs are paid once by
+ * the holder instead of at every open and close of every thread (the
+ * uprobe PMU makes a trace event per perf event and unregisters it at
+ * close, ~80 ms of RCU grace periods; docs/events.md).  1 when o is set. */
+static int defined_probe(const char *abs, uint64_t off, ompf_cnt_src_t *o)
+{
+    char root[PATH_MAX], line[PATH_MAX + 256], best[160] = "";
+    if (ompf_upev_root(root, sizeof root))
+        return 0;
+    snprintf(line, sizeof line, "%s/uprobe_events", root);
+    FILE *f = fopen(line, "r");
+    if (!f)
+        return 0;
+    const char *pref = getenv("OMPFUSE_UPROBE_GROUP");
+    int rank = 3;
+    ompf_upev_t e;
+    while (rank > 0 && fgets(line, sizeof line, f)) {
+        int r = ompf_upev_parse(line, strcspn(line, "\n"), &e) ? -1
+                                                                : probe_rank(&e, abs, off, pref);
+        if (r >= 0 && r < rank) {
+            rank = r;
+            snprintf(best, sizeof best, "%s/%s", e.group, e.event);
+        }
+    }
+    fclose(f);
+    char path[PATH_MAX + 200], id[64];
+    snprintf(path, sizeof path, "%s/events/%s/id", root, best);
+    if (!best[0] || read_line(path, id, sizeof id))
+        return 0;
+    o->attr.type = PERF_TYPE_TRACEPOINT;
+    o->attr.config = strtoull(id, NULL, 10);
+    o->fail = OMPF_CNT_OK;
+    return 1;
+}
+
+/* The absolute binary and file offset a uprobe name stands for: 0, or 1
+ * with o->fail and the sentence set. */
+static int uprobe_where(const char *name, ompf_cnt_src_t *o, char *abs, uint64_t *where)
 {
     const char *bin = name + strlen("uprobe:");
     const char *c = strrchr(bin, ':');
@@ -223,13 +279,6 @@ static int uprobe(const char *name, ompf_cnt_src_t *o)
             return fail(o, OMPF_CNT_UNKNOWN,
                         "event %s: the offset after '+' is not a number", name);
     }
-    uint32_t type;
-    if (pmu_type("uprobe", &type) != 0)
-        return fail(o, OMPF_CNT_UNSUPPORTED,
-                    "event %s: this kernel has no uprobe PMU (%s/uprobe/type: "
-                    "%s; needs CONFIG_UPROBE_EVENTS)", name, SYSPMU,
-                    strerror(errno));
-    char abs[PATH_MAX];
     if (!realpath(file, abs))
         return fail(o, OMPF_CNT_UNKNOWN, "event %s: binary %s: %s", name, file,
                     strerror(errno));
@@ -249,13 +298,38 @@ static int uprobe(const char *name, ompf_cnt_src_t *o)
                     ".dynsym; `nm %s` lists its symbols; a static or inlined "
                     "function needs a build that keeps it: noinline, not "
                     "stripped)", name, sym, abs, abs);
+    *where = off + add;
+    return 0;
+}
+
+int ompf_cnt_src_uprobe_where(const char *name, char *abs, uint64_t *off)
+{
+    ompf_cnt_src_t o;
+    memset(&o, 0, sizeof o);
+    return strncmp(name, "uprobe:", 7) || uprobe_where(name, &o, abs, off) ? -1 : 0;
+}
+
+static int uprobe(const char *name, ompf_cnt_src_t *o)
+{
+    uint32_t type;
+    if (pmu_type("uprobe", &type) != 0)
+        return fail(o, OMPF_CNT_UNSUPPORTED,
+                    "event %s: this kernel has no uprobe PMU (%s/uprobe/type: "
+                    "%s; needs CONFIG_UPROBE_EVENTS)", name, SYSPMU,
+                    strerror(errno));
+    char abs[PATH_MAX];
+    uint64_t off;
+    if (uprobe_where(name, o, abs, &off))
+        return 1;
+    memset(&o->attr, 0, sizeof o->attr);
+    if (defined_probe(abs, off, o))
+        return 1;
     o->path = strdup(abs);
     if (!o->path)
         return fail(o, OMPF_CNT_OTHER, "event %s: out of memory", name);
-    memset(&o->attr, 0, sizeof o->attr);
     o->attr.type = type;
     o->attr.config1 = (uint64_t)(uintptr_t)o->path; /* uprobe_path */
-    o->attr.config2 = off + add;                      /* probe_offset */
+    o->attr.config2 = off;                            /* probe_offset */
     o->fail = OMPF_CNT_OK;
     return 1;
 }

@@ -5,6 +5,7 @@
 #define OMPF_COUNTERS_SOURCES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <perfmon/perf_event.h> /* libpfm4's copy: counters.c includes it */
 #include "ompfuse/counters.h"
 
@@ -26,6 +27,9 @@ int ompf_cnt_src_encode(const char *name, ompf_cnt_src_t *out);
 /* For a name shaped like SUBSYS:NAME that libpfm4 does not know either:
  * 1 and a sentence (tracefs not mounted, no such tracepoint) in out. */
 int ompf_cnt_src_tp_why(const char *name, ompf_cnt_src_t *out);
+/* The absolute binary (PATH_MAX bytes) and file offset of a
+ * uprobe:BINARY:SYMBOL[+OFFSET] name: 0, or -1 when it is none. */
+int ompf_cnt_src_uprobe_where(const char *name, char *abs, uint64_t *off);
 /* The mounted tracefs events directory, or NULL (neither
  * /sys/kernel/tracing nor /sys/kernel/debug/tracing is mounted). */
 const char *ompf_cnt_src_tracefs(void);

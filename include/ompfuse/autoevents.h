@@ -40,6 +40,8 @@ typedef struct ompf_auto_opts {
     size_t n_env;
     double timeout_s;       /* per pilot run (default 600) */
     FILE *log;              /* progress and the reasons (default stderr) */
+    struct ompf_uphold *hold; /* holds the pilots' uprobes (ompfuse/uphold.h);
+                                 NULL: they go through the uprobe PMU */
 } ompf_auto_opts_t;
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include "ompfuse/plan.h"
 #include "ompfuse/profile.h"
+#include "ompfuse/uphold.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,9 @@ typedef struct ompf_campaign_opts {
     int cancel;                /* scancel what is queued, then collect */
     int no_lock;               /* do not lock out_dir (a Slurm array task:
                                   its submitter holds the lock) */
+    ompf_uphold_t *hold;       /* local launcher: defines and holds the runs'
+                                  uprobes before they start (ompfuse/uphold.h);
+                                  NULL: runs open them through the uprobe PMU */
 } ompf_campaign_opts_t;
 
 void ompf_campaign_opts_init(ompf_campaign_opts_t *o);
