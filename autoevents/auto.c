@@ -22,6 +22,7 @@
 #define MAX_UPROBES 160  /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
 #define ROUNDS 40        /* rate pilot rounds at most */
+#define CHECK_REPEATS 3  /* the check's runs of the base and of the chosen set */
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o)
 {
@@ -244,13 +245,14 @@ static double best_cpu(const ompf_campaign_t *c, size_t line)
 /* The XU pilot's profile: a run whose program succeeded counts as one
  * even when some candidates failed to open (a uprobe the kernel cannot
  * place on that instruction, ENOTSUPP, is only found in the process). */
-static const char *profile_of(const ompf_campaign_t *c, size_t line)
+static const char *profile_of(const ompf_campaign_t *c, size_t line, size_t skip)
 {
     for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
         const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
         if (r->line == line && (r->status == OMPF_RUN_OK ||
                                 (r->status == OMPF_RUN_FAILED && r->exit_code == 0 &&
-                                 !r->signal && access(r->profile, R_OK) == 0)))
+                                 !r->signal && access(r->profile, R_OK) == 0)) &&
+            skip-- == 0)
             return r->profile;
     }
     return NULL;
@@ -312,7 +314,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     /* the XU pilot: line 1 the base (software only, twice), line 2 all */
     ompf_plan_t *plan = NULL;
     ompf_campaign_t *c = NULL;
-    ompf_profile_t *p = NULL;
+    ompf_profile_t *p = NULL, *p2 = NULL;
     double **vals = NULL;
     const char **ev = calloc(a->n + 1, sizeof *ev);
     size_t ne = 0;
@@ -325,15 +327,15 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0 && (rc = ompf_plan_create(&plan)) == 0) {
         ompf_plan_set_slots(plan, 64);
         ompf_plan_comment(plan, "ompfuse --events auto: pilot runs (line 1 the base, line 2 "
-                                "the candidates, line 3 the check of the chosen set)");
+                                "the candidates, twice: what holds between runs)");
         rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
         if (rc == 0)
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 1, ev, ne, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ev, ne, NULL, 0);
     }
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
         rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
-        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2) && best_seconds(c, 1) < INFINITY)
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2, 0) && best_seconds(c, 1) < INFINITY)
             rc = 0; /* candidates that did not open are rejected below */
         else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
             rc = OMPF_EINVAL;
@@ -341,10 +343,12 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0) {
         a->base_s = best_seconds(c, 1);
         a->base_cpu = best_cpu(c, 1);
-        const char *pp = profile_of(c, 2);
+        const char *pp = profile_of(c, 2, 0), *pp2 = profile_of(c, 2, 1);
         ompf_read_info_t info;
         rc = pp ? ompf_profile_read(pp, &p, &info, err)
                 : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");
+        if (rc == 0 && pp2 && ompf_profile_read(pp2, &p2, &info, NULL))
+            p2 = NULL; /* then dependence within one run, as a fallback */
     }
     ompf_campaign_destroy(c);
     c = NULL;
@@ -352,6 +356,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         vals = calloc(a->n + 1, sizeof *vals);
         rc = vals ? ompf__auto_xu_stats(a, p, vals) : OMPF_ENOMEM;
     }
+    if (rc == 0 && p2)
+        rc = ompf__auto_cross(a, p, p2);
     if (rc == 0)
         rc = ompf__auto_choose(a, vals, o, 1);
     if (rc == 0 && a->nchosen < 2) {
@@ -372,7 +378,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         rc = ompf_plan_create(&plan);
         if (rc == 0) {
             ompf_plan_set_slots(plan, 64);
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_REPEATS, base, 1, NULL, 0);
         }
     }
     if (rc == 0) {
@@ -387,7 +393,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         if (rc == 0 && !has_base)
             ch[nch++] = BASE_EVENT; /* the CPU time of the check runs */
         if (rc == 0)
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ch, nch, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_REPEATS, ch, nch, NULL, 0);
         free(ch);
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/check", o->work_dir);
@@ -410,6 +416,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     free(vals);
     free(ev);
     ompf_profile_destroy(p);
+    ompf_profile_destroy(p2);
     ompf_plan_destroy(plan);
     if (rc) {
         ompf_auto_destroy(a);
@@ -429,7 +436,13 @@ void ompf_auto_destroy(ompf_auto_t *a)
     }
     for (size_t i = 0; a->bin && i < a->n; i++)
         free(a->bin[i]);
+    for (size_t i = 0; a->bin2 && i < a->n; i++)
+        free(a->bin2[i]);
     free(a->bin);
+    free(a->bin2);
+    free(a->match);
+    free(a->lo);
+    free(a->hi);
     free(a->xtype);
     free(a->c);
     free(a->order);

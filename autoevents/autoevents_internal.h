@@ -26,6 +26,10 @@ struct ompf_auto {
     size_t xus, ntypes;
     uint32_t *xtype;     /* per XU of the XU pilot: its construct */
     unsigned char **bin; /* per candidate and XU: EPD's interval (NULL: none) */
+    double *lo, *hi;     /* per candidate: the bounds of those intervals */
+    uint32_t *match;     /* per XU: the XU of its label in the second run, or
+                            UINT32_MAX; NULL: no second run */
+    unsigned char **bin2; /* per candidate and XU: its interval in that run */
 };
 
 /* Sets c->why unless a reason is there already (the first one is shown). */
@@ -39,6 +43,12 @@ int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals);
  * call it with synthetic values. */
 int ompf__auto_stats(ompf_auto_t *a, size_t nx, const uint32_t *type, size_t ntypes,
                      double **vals);
+/* EPD's interval of v: one of 10 equal ones over [lo, hi]. */
+unsigned char ompf__auto_bin(double v, double lo, double hi);
+/* Matches the XU pilot's second run p2 to the first p1 by label and bins
+ * its values (after ompf__auto_stats on p1), so that dependence is
+ * measured between runs (cross.c). */
+int ompf__auto_cross(ompf_auto_t *a, const ompf_profile_t *p1, const ompf_profile_t *p2);
 /* Share of the XUs that random pairing within constructs moves to another
  * cell of the joint histogram of candidates i and j (0..1). */
 double ompf__auto_dependence(const ompf_auto_t *a, size_t i, size_t j);

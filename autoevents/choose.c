@@ -23,7 +23,7 @@ void ompf__auto_reject(ompf_auto_cand_t *c, const char *fmt, ...)
 
 /* EPD's view of a value: one of BINS equal intervals over [lo, hi]. */
 #define BINS 10
-static unsigned char bin_of(double v, double lo, double hi)
+unsigned char ompf__auto_bin(double v, double lo, double hi)
 {
     if (!(hi > lo))
         return 0;
@@ -46,9 +46,11 @@ int ompf__auto_stats(ompf_auto_t *a, size_t nx, const uint32_t *type, size_t nty
     a->ntypes = ntypes;
     a->xtype = malloc((nx ? nx : 1) * sizeof *a->xtype);
     a->bin = calloc(a->n + 1, sizeof *a->bin);
+    a->lo = calloc(a->n + 1, sizeof *a->lo);
+    a->hi = calloc(a->n + 1, sizeof *a->hi);
     double *tsum = calloc(ntypes + 1, sizeof *tsum);
     size_t *tcount = calloc(ntypes + 1, sizeof *tcount);
-    int rc = a->xtype && a->bin && tsum && tcount ? 0 : OMPF_ENOMEM;
+    int rc = a->xtype && a->bin && a->lo && a->hi && tsum && tcount ? 0 : OMPF_ENOMEM;
     for (size_t x = 0; rc == 0 && x < nx; x++) {
         if (type[x] >= ntypes)
             rc = OMPF_EINVAL;
@@ -74,8 +76,10 @@ int ompf__auto_stats(ompf_auto_t *a, size_t nx, const uint32_t *type, size_t nty
             lo = fmin(lo, v[x]);
             hi = fmax(hi, v[x]);
         }
+        a->lo[i] = lo;
+        a->hi[i] = hi;
         for (size_t x = 0; x < nx; x++) {
-            a->bin[i][x] = bin_of(v[x], lo, hi);
+            a->bin[i][x] = ompf__auto_bin(v[x], lo, hi);
             v[x] -= tsum[type[x]] / (double)tcount[type[x]];
             sq += v[x] * v[x];
         }
@@ -143,42 +147,56 @@ int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
     return rc;
 }
 
-/* What the random control breaks in the pair (i, j): the total variation
- * distance between the pair's joint histogram (EPD's 10 x 10 intervals)
- * over the XUs as measured and as a shuffle within each construct would
- * make it (per construct, the product of the two marginals).  0: the
- * random pairing scores what a matched one does; up to 1. */
-double ompf__auto_dependence(const ompf_auto_t *a, size_t i, size_t j)
+/* The total variation distance between the joint histogram of (bi, bj)
+ * over the XUs (where use is NULL or use[x]) and, per construct, the
+ * product of its two marginals: the share of XUs a shuffle within each
+ * construct moves to another cell. */
+static double tv(const ompf_auto_t *a, const unsigned char *bi, const unsigned char *bj)
 {
-    const unsigned char *bi = a->bin[i], *bj = a->bin[j];
     size_t nt = a->ntypes, nx = a->xus;
-    if (!bi || !bj || nx == 0)
-        return 0;
-    /* per construct: joint counts and the two marginals */
     double *joint = calloc(nt * BINS * BINS, sizeof *joint);
     double *mi = calloc(nt * BINS, sizeof *mi), *mj = calloc(nt * BINS, sizeof *mj);
     double *cnt = calloc(nt, sizeof *cnt);
-    double tv = 0;
+    double d = 0, used = 0;
     if (joint && mi && mj && cnt) {
         for (size_t x = 0; x < nx; x++) {
+            if (a->match && a->match[x] == UINT32_MAX)
+                continue; /* no XU of that label in the second run */
             size_t t = a->xtype[x];
             joint[(t * BINS + bi[x]) * BINS + bj[x]]++;
             mi[t * BINS + bi[x]]++;
             mj[t * BINS + bj[x]]++;
             cnt[t]++;
+            used++;
         }
         for (size_t t = 0; t < nt; t++)
             for (size_t u = 0; cnt[t] > 0 && u < BINS; u++)
                 for (size_t w = 0; w < BINS; w++)
-                    tv += fabs(joint[(t * BINS + u) * BINS + w] -
-                               mi[t * BINS + u] * mj[t * BINS + w] / cnt[t]);
-        tv /= 2.0 * (double)nx;
+                    d += fabs(joint[(t * BINS + u) * BINS + w] -
+                              mi[t * BINS + u] * mj[t * BINS + w] / cnt[t]);
+        d = used > 0 ? d / (2.0 * used) : 0;
     }
     free(joint);
     free(mi);
     free(mj);
     free(cnt);
-    return tv;
+    return d;
+}
+
+/* What the random control breaks in the pair (i, j): the dependence of i
+ * and j within constructs (EPD's 10 x 10 intervals), 0 (random pairing
+ * scores what a matched one does) to 1.  With the XU pilot's second run
+ * (ompf__auto_cross) i of one run against j of the other, XUs matched by
+ * label, the lesser of both ways: only what holds between runs counts. */
+double ompf__auto_dependence(const ompf_auto_t *a, size_t i, size_t j)
+{
+    if (!a->bin[i] || !a->bin[j] || a->xus == 0)
+        return 0;
+    if (!a->match)
+        return tv(a, a->bin[i], a->bin[j]);
+    if (!a->bin2[i] || !a->bin2[j])
+        return 0;
+    return fmin(tv(a, a->bin[i], a->bin2[j]), tv(a, a->bin2[i], a->bin[j]));
 }
 
 /* What the probes' cost is compared with: the program's CPU time under

@@ -45,7 +45,7 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
                 a->check_s > 0 ? "; " : "\n");
     if (a->check_s > 0)
         fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
-                   "(wall, best of 2)", a->check_s, a->base_s,
+                   "(wall, best of 3)", a->check_s, a->base_s,
                 100 * (a->check_s / a->base_s - 1));
     if (a->check_s > 0 && a->base_cpu > 0 && a->check_cpu > 0)
         fprintf(f, ", CPU time %.2f s vs %.2f s = %+.1f%% (task-clock)", a->check_cpu,
