@@ -56,7 +56,7 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
  * runs to the end.  The rule is exact, not an estimate: a whole run may
  * afford max_slowdown x T / (cost of a hit) hits of one probe, so a
  * candidate that counted more than that, even in a round stopped early,
- * is too hot.  A round may take 2T + 1 s plus what the survivors may
+ * is too hot.  A round may take 2T + 1 s plus what MAX_PILOT survivors may
  * cost (each at most max_slowdown x T); one stopped without a candidate
  * over the limit (a loaded machine, or hits dearer than assumed) drops
  * its hottest until the rest had at most half of its hits. */
@@ -102,7 +102,10 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             }
         if (na == 0)
             break;
-        double budget = 2.0 * plain + 1.0 + (double)na * o->max_slowdown * plain;
+        /* room for what MAX_PILOT acceptable probes cost, no more: a round
+         * of many hot ones is stopped soon, and what it counted decides */
+        double budget = 2.0 * plain + 1.0 +
+                        (double)(na < MAX_PILOT ? na : MAX_PILOT) * o->max_slowdown * plain;
         rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
         if (rc) {
             ompf_auto_round_free(&r);

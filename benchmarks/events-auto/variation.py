@@ -12,7 +12,10 @@ is the same in every run for the same label ("det").  Then, for the K
 events that vary most, the Pearson correlation of their residuals within
 constructs, and the share of XUs that random pairing (a shuffle within each
 construct) moves to another cell of EPD's 10 x 10 histogram of the pair:
-where that is 0, random pairing scores what a matched one does.
+where that is 0, random pairing scores what a matched one does.  With two
+or more profiles that share is measured between the first two runs (one
+event of each, XUs matched by label), as autoevents/choose.c does: only
+dependence that holds between runs can separate matched from random XUs.
 """
 import argparse
 import os
@@ -67,12 +70,18 @@ def main():
     with pd.option_context("display.width", 200, "display.max_rows", 500,
                            "display.max_colwidth", 60):
         print(t.to_string(index=False, float_format=lambda f: "%.3g" % f))
-    bins = {}
+    # EPD's intervals on the first run's bounds; with a second run, its
+    # values for the same labels (what a fusion that matches XUs pairs)
+    y = x[["label"]].merge(ps[1].xus, on="label", how="left") if len(ps) > 1 else None
+    bins, bins2 = {}, {}
     for e in events:
         v = x[e].fillna(0).astype(float).to_numpy()
         lo, hi = v.min(), v.max()
-        bins[e] = np.clip(np.floor((v - lo) / (hi - lo) * 10), 0, 9).astype(int) \
-            if hi > lo else np.zeros(len(v), int)
+        cut = (lambda w: np.clip(np.floor((w - lo) / (hi - lo) * 10), 0, 9).astype(int)) \
+            if hi > lo else (lambda w: np.zeros(len(w), int))
+        bins[e] = cut(v)
+        if y is not None:
+            bins2[e] = cut(y[e].fillna(0).astype(float).to_numpy())
     types = x["type"].to_numpy()
     top = [events[i] for i in np.argsort(-t["cv"].clip(upper=3).to_numpy() *
                                          t["covered"].to_numpy())[:a.top]
@@ -80,13 +89,16 @@ def main():
     if len(top) > 1:
         print("\nPer pair: Pearson r of the residuals within constructs (|r| > 0.98: twins) / "
               "share of XUs that random pairing within constructs moves in EPD's 10 x 10 "
-              "histogram (0: random scores what matched does):")
+              "histogram (0: random scores what matched does; with two runs, one event "
+              "of each, XUs matched by label, the lesser of both ways):")
         for i, e in enumerate(top):
             cells = []
             for f in top:
                 r = np.corrcoef(resid[e], resid[f])[0, 1] if resid[e].std() > 0 and \
                     resid[f].std() > 0 else 0.0
-                cells.append("%6.2f/%5.3f" % (r, dependence(bins[e], bins[f], types)))
+                d = dependence(bins[e], bins[f], types) if not bins2 else \
+                    min(dependence(bins[e], bins2[f], types), dependence(bins2[e], bins[f], types))
+                cells.append("%6.2f/%5.3f" % (r, d))
             print(" ".join(cells), " e%d %s" % (i, short(e)))
 
 
