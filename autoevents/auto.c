@@ -35,7 +35,8 @@ void ompf_auto_opts_init(ompf_auto_opts_t *o)
     o->timeout_s = 600;
 }
 
-static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind)
+static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind,
+                    int emulated)
 {
     ompf_auto_cand_t *g = realloc(a->c, (a->n + 1) * sizeof *g);
     if (!g)
@@ -46,6 +47,7 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
     c->name = strdup(name);
     c->where = strdup(where ? where : "");
     c->kind = kind;
+    c->emulated = emulated;
     if (!c->name || !c->where)
         return OMPF_ENOMEM;
     a->n++;
@@ -83,8 +85,9 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
     a->plain_s = plain;
     /* what a hit costs now (a loaded machine traps slower: 15 us idle, 90
      * at load 12 here); never below the documented figure */
-    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000));
+    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000, 0));
     a->uprobe_cost_measured = a->uprobe_cost > UPROBE_COST;
+    a->emu_cost = fmin(a->uprobe_cost, fmax(EMULATED_COST, ompf_auto_hit_cost(3000, 1)));
     char **alive = calloc(a->n + 1, sizeof *alive);
     size_t *idx = calloc(a->n + 1, sizeof *idx);
     if (!alive || !idx) {
@@ -283,25 +286,27 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (!a)
         return OMPF_ENOMEM;
     char **names = NULL, **where = NULL;
+    unsigned char *emulated = NULL;
     size_t nu = 0;
     /* absolute: the names are saved and used from other directories */
     char bin[PATH_MAX];
     int rc = realpath(argv[0], bin) ? 0 : ompf_error_set(err, OMPF_EIO, "%s: %s", argv[0],
                                                          strerror(errno));
     if (rc == 0)
-        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &nu, err);
+        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &emulated, &nu, err);
     for (size_t i = 0; rc == 0 && i < nu; i++)
-        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE);
+        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE, emulated[i]);
     ompf_auto_free_list(names, nu);
     ompf_auto_free_list(where, nu);
+    free(emulated);
     a->tracefs = ompf_cnt_tracefs() != NULL;
     const char *const *list;
     size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
     for (size_t i = 0; rc == 0 && i < nt; i++)
-        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT);
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT, 0);
     size_t ns = ompf_auto_software_candidates(&list);
     for (size_t i = 0; rc == 0 && i < ns; i++)
-        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE);
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE, 0);
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: %zu uprobe, %zu tracepoint, %zu software candidates "
                         "for %s\n", nu, nt, ns, argv[0]);

@@ -10,6 +10,7 @@
 #include "ompfuse/autoevents.h"
 
 #define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
+#define EMULATED_COST 3e-6   /* the same on an emulated instruction (benchmarks/event-cost) */
 #define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
 #define BASE_EVENT "perf::TASK-CLOCK"
 #define MIN_COVERED 0.01     /* share of the XUs an event must fire in */
@@ -20,7 +21,7 @@ struct ompf_auto {
     size_t n;
     size_t *order; /* chosen, in order of choice */
     size_t nchosen;
-    double base_s, check_s, plain_s, uprobe_cost, est_s;
+    double base_s, check_s, plain_s, uprobe_cost, emu_cost, est_s;
     double base_cpu, check_cpu; /* perf::TASK-CLOCK over the threads, s */
     int uprobe_cost_measured, tracefs;
     size_t xus, ntypes;
@@ -80,7 +81,12 @@ void ompf_auto_round_free(ompf_auto_round_t *r);
 size_t ompf__auto_rate_verdicts(ompf_auto_t *a, const size_t *idx, size_t na,
                                 const ompf_auto_round_t *r, double plain, double max_slowdown);
 /* CPU seconds per uprobe hit now: n calls of a probed function of this
- * process against n without the probe; 0 when it cannot be measured. */
-double ompf_auto_hit_cost(size_t n);
+ * process against n without the probe (emulated: its first instruction a
+ * nop, which the kernel emulates); 0 when it cannot be measured. */
+double ompf_auto_hit_cost(size_t n, int emulated);
+/* What a hit of candidate c costs (its kind and instruction). */
+double ompf__auto_cost_of(const ompf_auto_t *a, const ompf_auto_cand_t *c);
+/* 1 when x86 uprobes emulate the instruction at b[0..n) (candidates.c). */
+int ompf__auto_emulated(const unsigned char *b, size_t n);
 
 #endif

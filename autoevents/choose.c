@@ -137,9 +137,7 @@ int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
         vals[i] = v;
         c->total = sum + gap;
         c->inside = c->total > 0 ? sum / c->total : 0;
-        c->cost_s = c->kind == OMPF_AUTO_UPROBE     ? c->total * a->uprobe_cost
-                    : c->kind == OMPF_AUTO_TRACEPOINT ? c->total * TRACEPOINT_COST
-                                                      : 0;
+        c->cost_s = c->total * ompf__auto_cost_of(a, c);
     }
     if (rc == 0)
         rc = ompf__auto_stats(a, nx, type, ompf_construct_count(p) + 1, vals);
@@ -301,8 +299,9 @@ static void take(ompf_auto_t *a, size_t k, int strict, double dep)
         snprintf(pair, sizeof pair, "random pairing moves %.1f%% of the XUs, ", 100 * dep);
     snprintf(c->why, sizeof c->why,
              "%sCV %.2f within constructs (%zu XUs), %s%.0f%% inside XUs, %.0f per run, "
-             "~%.3f s of probes", strict ? "" : "FALLBACK (no better candidate): ", c->cv,
-             a->xus, pair, 100 * c->inside, c->total, c->cost_s);
+             "~%.3f s of probes%s", strict ? "" : "FALLBACK (no better candidate): ", c->cv,
+             a->xus, pair, 100 * c->inside, c->total, c->cost_s,
+             c->emulated ? " (emulated)" : "");
     a->order[a->nchosen++] = k;
 }
 

@@ -187,6 +187,13 @@ __attribute__((noinline)) void ompf_auto_probe_target(void)
     __asm__ volatile("");
 }
 
+/* The same with a nop first: a uprobe there is emulated, not stepped. */
+__attribute__((noinline)) void ompf_auto_probe_target_nop(void);
+__attribute__((noinline)) void ompf_auto_probe_target_nop(void)
+{
+    __asm__ volatile("nop");
+}
+
 /* This thread's CPU time: a trap is the thread's system time, and on a
  * loaded machine the wall time of the calls also holds others' turns. */
 static double thread_cpu(void)
@@ -196,14 +203,16 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double ompf_auto_hit_cost(size_t n)
+double ompf_auto_hit_cost(size_t n, int emulated)
 {
+    void (*target)(void) = emulated ? ompf_auto_probe_target_nop : ompf_auto_probe_target;
     char self[4096], name[4200];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0)
         return 0;
     self[len] = '\0';
-    snprintf(name, sizeof name, "uprobe:%s:ompf_auto_probe_target", self);
+    snprintf(name, sizeof name, "uprobe:%s:ompf_auto_probe_target%s", self,
+             emulated ? "_nop" : "");
     const char *names[1] = {name};
     ompf_cnt_set_t *set;
     struct perf_event_attr a;
@@ -218,7 +227,7 @@ double ompf_auto_hit_cost(size_t n)
         return 0;
     double t0 = thread_cpu();
     for (size_t i = 0; i < n; i++)
-        ompf_auto_probe_target();
+        target();
     double with = thread_cpu() - t0;
     uint64_t hits = 0;
     if (read(fd, &hits, sizeof hits) != (ssize_t)sizeof hits)
@@ -226,9 +235,18 @@ double ompf_auto_hit_cost(size_t n)
     close(fd);
     t0 = thread_cpu();
     for (size_t i = 0; i < n; i++)
-        ompf_auto_probe_target();
+        target();
     double without = thread_cpu() - t0;
     return hits == n ? (with - without) / (double)n : 0;
+}
+
+double ompf__auto_cost_of(const ompf_auto_t *a, const ompf_auto_cand_t *c)
+{
+    if (c->kind == OMPF_AUTO_TRACEPOINT)
+        return TRACEPOINT_COST;
+    if (c->kind != OMPF_AUTO_UPROBE)
+        return 0;
+    return c->emulated && a->emu_cost > 0 ? a->emu_cost : a->uprobe_cost;
 }
 
 void ompf_auto_round_free(ompf_auto_round_t *r)
@@ -247,10 +265,10 @@ void ompf_auto_round_free(ompf_auto_round_t *r)
 size_t ompf__auto_rate_verdicts(ompf_auto_t *a, const size_t *idx, size_t na,
                                 const ompf_auto_round_t *r, double plain, double max_slowdown)
 {
-    double allowed = max_slowdown * plain / a->uprobe_cost;
     size_t dropped = 0;
     for (size_t k = 0; k < na; k++) {
         ompf_auto_cand_t *c = &a->c[idx[k]];
+        double cost = ompf__auto_cost_of(a, c), allowed = max_slowdown * plain / cost;
         if (c->why[0])
             continue;
         if (!r->usable[k]) {
@@ -260,11 +278,10 @@ size_t ompf__auto_rate_verdicts(ompf_auto_t *a, const size_t *idx, size_t na,
             if (r->killed)
                 ompf__auto_reject(c, "too hot: %.0f hits before the round was stopped "
                                   "(%.2f s): alone at least %.0f%% of its CPU time",
-                                  r->count[k], r->seconds,
-                                  100 * r->count[k] * a->uprobe_cost / plain);
+                                  r->count[k], r->seconds, 100 * r->count[k] * cost / plain);
             else
                 ompf__auto_reject(c, "too hot: %.0f hits per run, alone %.0f%% of its CPU "
-                                  "time", r->count[k], 100 * r->count[k] * a->uprobe_cost / plain);
+                                  "time", r->count[k], 100 * r->count[k] * cost / plain);
             dropped++;
         } else if (!r->killed && (c->total = r->count[k]) == 0) {
             /* the whole run, counted exactly: never reached */

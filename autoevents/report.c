@@ -30,9 +30,10 @@ static const char *kind_name(int k)
 static void print(const ompf_auto_t *a, FILE *f, const char *pre)
 {
     fprintf(f, "%sauto: program %.2f s without the tool, %.2f s under the tool (software "
-               "events); a uprobe hit costs %.1f us (%s)\n", pre, a->plain_s, a->base_s,
-            1e6 * a->uprobe_cost, a->uprobe_cost_measured ? "measured now"
-                                                          : "the documented figure");
+               "events); a uprobe hit costs %.1f us (%s), %.1f us on an instruction the "
+               "kernel emulates\n", pre, a->plain_s, a->base_s, 1e6 * a->uprobe_cost,
+            a->uprobe_cost_measured ? "measured now" : "the documented figure",
+            1e6 * a->emu_cost);
     fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
     for (size_t k = 0; k < a->nchosen; k++) {
         const ompf_auto_cand_t *c = &a->c[a->order[k]];

@@ -56,9 +56,10 @@ typedef struct ompf_auto_cand {
     double covered;      /* share of the XUs in which it fires */
     double cv;           /* within constructs (see autoevents/auto.c) */
     double cost_s;       /* estimated seconds of probe cost per run */
+    int emulated;        /* uprobe on an instruction the kernel emulates */
     int chosen;
     int soft;            /* rejected by a threshold only (the fallback may take it) */
-    char why[160];       /* the reason it was chosen or rejected */
+    char why[200];       /* the reason it was chosen or rejected */
 } ompf_auto_cand_t;
 
 enum { OMPF_AUTO_UPROBE = 0, OMPF_AUTO_TRACEPOINT = 1, OMPF_AUTO_SOFTWARE = 2 };
@@ -98,9 +99,13 @@ void ompf_auto_free_list(char **names, size_t n);
  * (not main nor the C runtime's), as uprobe:BINARY:FUNC+0xOFF; at most max
  * (spread evenly over the lines when there are more).  *n set; the array
  * and its strings are malloc'd (ompf_auto_free_list).  where[] gets
- * "file:line function" per candidate (same ownership). */
+ * "file:line function" per candidate (same ownership); emulated (NULL: not
+ * wanted) a malloc'd flag per candidate: 1 when the probed instruction is
+ * one x86 uprobes emulate (jmp, jcc, call, nop, push: no single-step, a
+ * hit an order of magnitude cheaper). */
 int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
-                                char ***where, size_t *n, ompf_error_t *err);
+                                char ***where, unsigned char **emulated, size_t *n,
+                                ompf_error_t *err);
 /* The documented candidate tracepoints and software events. */
 size_t ompf_auto_tracepoint_candidates(const char *const **names);
 size_t ompf_auto_software_candidates(const char *const **names);

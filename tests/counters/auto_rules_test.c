@@ -69,6 +69,50 @@ static void rate_verdicts(void)
     }
 }
 
+/* Which first bytes x86 uprobes emulate (no single-step). */
+static void emulated(void)
+{
+    static const struct {
+        unsigned char b[4];
+        size_t n;
+        int emu;
+    } t[] = {
+        {{0x90}, 1, 1},                   /* nop */
+        {{0x66, 0x90}, 2, 1},             /* prefix + nop */
+        {{0xeb, 0x05}, 2, 1},             /* jmp rel8 */
+        {{0xe9, 0, 0, 0}, 4, 1},          /* jmp rel32 */
+        {{0xe8, 0, 0, 0}, 4, 1},          /* call rel32 */
+        {{0x74, 0x10}, 2, 1},             /* je rel8 */
+        {{0x0f, 0x85, 0, 0}, 4, 1},       /* jne rel32 */
+        {{0x55}, 1, 1},                   /* push %rbp */
+        {{0x41, 0x54}, 2, 1},             /* push %r12 */
+        {{0x48, 0x01, 0x3d, 0}, 4, 0},    /* add: stepped */
+        {{0x0f, 0x1f, 0x44, 0}, 4, 0},    /* multi-byte nop: stepped here */
+        {{0xc3}, 1, 0},                   /* ret */
+        {{0x0f}, 1, 0},                   /* cut short */
+        {{0x66}, 1, 0},
+        {{0}, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        CHECK(ompf__auto_emulated(t[i].b, t[i].n) == t[i].emu, "bytes %zu: %d", i,
+              ompf__auto_emulated(t[i].b, t[i].n));
+    /* the rate pilot's limit follows the candidate's cost: 7,000 hits are
+     * too many for a stepped probe (6,667 allowed at 15 us) but not for an
+     * emulated one (33,333 at 3 us) */
+    ompf_auto_t *a = make(2);
+    a->emu_cost = 3e-6;
+    a->c[0].kind = a->c[1].kind = OMPF_AUTO_UPROBE;
+    a->c[1].emulated = 1;
+    double count[2] = {7000, 7000};
+    int usable[2] = {1, 1};
+    ompf_auto_round_t r = {count, usable, 0.5, 1.0, 0, 0, 0};
+    size_t idx[2] = {0, 1};
+    CHECK(ompf__auto_rate_verdicts(a, idx, 2, &r, 1.0, 0.10) == 1, "dropped");
+    CHECK(strstr(a->c[0].why, "too hot") && !a->c[1].why[0], "e0 '%s', e1 '%s'", a->c[0].why,
+          a->c[1].why);
+    ompf_auto_destroy(a);
+}
+
 #define PER 240 /* XUs per construct: divisible by 6, so the independent cases are exact */
 #define NX (2 * PER)
 
@@ -231,6 +275,7 @@ int main(void)
     choice();
     complement();
     between_runs();
+    emulated();
     if (fails)
         return 1;
     printf("auto rules: all cases pass\n");
