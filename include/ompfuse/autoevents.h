@@ -6,11 +6,12 @@
  *   candidates  uprobes at the statement addresses of the source lines of
  *               the program's own functions (libdw line table), a short list of
  *               tracepoints, the software events;
- *   rate pilot  the program with every uprobe candidate counted over the
- *               whole process (inherited counters), in rounds with a time
- *               budget that drop the candidates hit too often, until a
- *               round completes: exact totals, so probe costs are known;
- *   XU pilot    the program under the tool with the survivors: per-XU counts;
+ *   rate pilot  the program with every uprobe candidate counted on every
+ *               CPU, in rounds that drop the candidates hit more often than
+ *               a whole run affords, until a round completes: exact
+ *               totals, so probe costs are known;
+ *   XU pilot    the program under the tool with the survivors, twice: per-XU
+ *               counts, and what of them holds between runs (by label);
  *   choice      greedy over pairs: fires inside XUs, varies within
  *               constructs, the most dependence within constructs with the
  *               chosen ones (what the random control breaks), no twin
