@@ -18,11 +18,11 @@
 #include "ompfuse/counters.h"
 #include "ompfuse/file.h"
 #include "ompfuse/plan.h"
+#include "ompfuse/uphold.h"
 
 #define MAX_UPROBES 160  /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
 #define ROUNDS 40        /* rate pilot rounds at most */
-#define CHECK_REPEATS 3  /* the check's runs of the base and of the chosen set */
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o)
 {
@@ -202,6 +202,7 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.log = o->log;
     co.slots = 64; /* the pilots count everything at once: no emulated limit */
     co.hold = o->hold;
+    co.hold_own_only = 1; /* timed: a run traps only at what it counts */
     int rc = ompf_campaign_create(plan, argv, &co, out, err);
     if (rc == 0)
         rc = ompf_campaign_execute(*out, err);
@@ -300,6 +301,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     ompf_auto_free_list(where, nu);
     free(emulated);
     a->tracefs = ompf_cnt_tracefs() != NULL;
+    a->uprobe_fixed = o->hold && ompf_uphold_status(o->hold) == 0 ? UPROBE_FIXED_HELD
+                                                                   : UPROBE_FIXED_PMU;
     const char *const *list;
     size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
     for (size_t i = 0; rc == 0 && i < nt; i++)
@@ -386,7 +389,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         rc = ompf_plan_create(&plan);
         if (rc == 0) {
             ompf_plan_set_slots(plan, 64);
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_REPEATS, base, 1, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_RUNS, base, 1, NULL, 0);
         }
     }
     if (rc == 0) {
@@ -401,7 +404,11 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         if (rc == 0 && !has_base)
             ch[nch++] = BASE_EVENT; /* the CPU time of the check runs */
         if (rc == 0)
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_REPEATS, ch, nch, NULL, 0);
+            /* the campaign runs repeat 1 of both lines, then 2, ...: base
+             * and set alternate, side by side; the set's uprobes are held
+             * only during its runs (hold_own_only), so the base runs of the
+             * same binary do not trap at them */
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, CHECK_RUNS, ch, nch, NULL, 0);
         free(ch);
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/check", o->work_dir);

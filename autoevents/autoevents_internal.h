@@ -12,9 +12,15 @@
 #define UPROBE_COST 15e-6    /* s per hit when not measured (docs/events.md) */
 #define EMULATED_COST 3e-6   /* the same on an emulated instruction (benchmarks/event-cost) */
 #define TRACEPOINT_COST 250e-9 /* s per hit (benchmarks/event-cost) */
+/* s per uprobe and thread to open and close its event (benchmarks/
+ * events-sources): held in tracefs by the campaign, or through the uprobe
+ * PMU (a trace event made and unregistered per thread, RCU grace periods) */
+#define UPROBE_FIXED_HELD 25e-6
+#define UPROBE_FIXED_PMU 0.1
 #define BASE_EVENT "perf::TASK-CLOCK"
 #define MIN_COVERED 0.01     /* share of the XUs an event must fire in */
 #define MIN_DEPENDENCE 0.001 /* weighted share of XUs random pairing must move */
+#define CHECK_RUNS 3 /* check: runs with the chosen set, and base runs, alternating */
 
 struct ompf_auto {
     ompf_auto_cand_t *c;
@@ -22,6 +28,7 @@ struct ompf_auto {
     size_t *order; /* chosen, in order of choice */
     size_t nchosen;
     double base_s, check_s, plain_s, uprobe_cost, emu_cost, est_s;
+    double uprobe_fixed; /* UPROBE_FIXED_HELD or _PMU */
     double base_cpu, check_cpu; /* perf::TASK-CLOCK over the threads, s */
     int uprobe_cost_measured, tracefs;
     size_t xus, ntypes;

@@ -137,7 +137,10 @@ int ompf__auto_xu_stats(ompf_auto_t *a, const ompf_profile_t *p, double **vals)
         vals[i] = v;
         c->total = sum + gap;
         c->inside = c->total > 0 ? sum / c->total : 0;
-        c->cost_s = c->total * ompf__auto_cost_of(a, c);
+        /* a uprobe also costs, per thread, the open and close of its event */
+        c->cost_s = c->total * ompf__auto_cost_of(a, c) +
+                    (c->kind == OMPF_AUTO_UPROBE ? a->uprobe_fixed * (double)ompf_thread_count(p)
+                                                 : 0);
     }
     if (rc == 0)
         rc = ompf__auto_stats(a, nx, type, ompf_construct_count(p) + 1, vals);

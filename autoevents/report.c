@@ -31,9 +31,12 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
 {
     fprintf(f, "%sauto: program %.2f s without the tool, %.2f s under the tool (software "
                "events); a uprobe hit costs %.1f us (%s), %.1f us on an instruction the "
-               "kernel emulates\n", pre, a->plain_s, a->base_s, 1e6 * a->uprobe_cost,
+               "kernel emulates; opening and closing one per thread %s\n", pre, a->plain_s,
+            a->base_s, 1e6 * a->uprobe_cost,
             a->uprobe_cost_measured ? "measured now" : "the documented figure",
-            1e6 * a->emu_cost);
+            1e6 * a->emu_cost,
+            a->uprobe_fixed < 1e-3 ? "~25 us (held in tracefs)"
+                                   : "~0.1 s (uprobe PMU: not held, see docs/events.md)");
     fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
     for (size_t k = 0; k < a->nchosen; k++) {
         const ompf_auto_cand_t *c = &a->c[a->order[k]];
@@ -46,8 +49,8 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
                 a->check_s > 0 ? "; " : "\n");
     if (a->check_s > 0)
         fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
-                   "(wall, best of 3)", a->check_s, a->base_s,
-                100 * (a->check_s / a->base_s - 1));
+                   "(wall, best of %d alternating)", a->check_s, a->base_s,
+                100 * (a->check_s / a->base_s - 1), CHECK_RUNS);
     if (a->check_s > 0 && a->base_cpu > 0 && a->check_cpu > 0)
         fprintf(f, ", CPU time %.2f s vs %.2f s = %+.1f%% (task-clock)", a->check_cpu,
                 a->base_cpu, 100 * (a->check_cpu / a->base_cpu - 1));

@@ -54,7 +54,7 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
 
     /* before any run: a probe defined while runs have it open through the
      * uprobe PMU would not make their closes cheaper */
-    for (size_t i = 0; c->o.hold && i < c->n; i++)
+    for (size_t i = 0; c->o.hold && !c->o.hold_own_only && i < c->n; i++)
         if (c->runs[i].status == OMPF_RUN_PENDING &&
             ompf_uphold_add_list(c->o.hold, c->runs[i].events) == OMPF_ENOMEM)
             return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
@@ -120,6 +120,8 @@ int ompf_campaign_execute(ompf_campaign_t *c, ompf_error_t *err)
             size_t slot = 0;
             while (kids[slot].pid)
                 slot++;
+            if (c->o.hold && c->o.hold_own_only && c->o.jobs == 1)
+                ompf_uphold_only(c->o.hold, r->events);
             kids[slot].t0 = ompf_cmpi_now();
             kids[slot].run = ri;
             kids[slot].pid = ompf_cmpi_spawn(c, r, c->line[ri], out, errp);

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "ompfuse/uphold.h"
 #include "opts.h"
 #include "ompfuse/campaign.h"
 #include "ompfuse/file.h"
@@ -302,16 +301,8 @@ int ompf_cmd_plan(int argc, char **argv)
             fprintf(stderr, "ompfuse plan: cannot create %s: %s\n", auto_dir, strerror(errno));
             return 2;
         }
-        /* the pilots' uprobes held open, as a campaign's (docs/events.md) */
-        ompf_uphold_t *hold = NULL;
-        if (ompf_uphold_create(stderr, &hold))
-            return 2;
-        ompf_cli_uphold = hold;
-        int arc = ompf_cli_auto_events("ompfuse plan", prog, auto_dir, (unsigned)want, o.slots,
-                                       NULL, 0, &chosen, &n);
-        ompf_cli_uphold = NULL;
-        ompf_uphold_destroy(hold);
-        if (arc)
+        if (ompf_cli_auto_events("ompfuse plan", prog, auto_dir, (unsigned)want, o.slots,
+                                 NULL, 0, &chosen, &n))
             return 2;
         for (size_t i = 0; i < n && i < 256; i++)
             items[i] = chosen[i];

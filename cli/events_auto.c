@@ -84,9 +84,17 @@ static int choose_or_load(const char *prog, char *const *argv, const char *dir,
     o.work_dir = work;
     o.env = env;
     o.n_env = nenv;
-    o.hold = ompf_cli_uphold;
+    /* the pilots' uprobes held (`plan` has no holder of its own) */
+    ompf_uphold_t *own = NULL;
+    if (!ompf_cli_uphold && ompf_uphold_create(stderr, &own)) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return -1;
+    }
+    o.hold = own ? own : ompf_cli_uphold;
     ompf_auto_t *a;
-    if (ompf_auto_select(argv, &o, &a, &err)) {
+    int sel = ompf_auto_select(argv, &o, &a, &err);
+    ompf_uphold_destroy(own);
+    if (sel) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);
         return -1;
     }

@@ -226,14 +226,21 @@ static int probe_rank(const ompf_upev_t *e, const char *abs, uint64_t off, const
  * close, ~80 ms of RCU grace periods; docs/events.md).  1 when o is set. */
 static int defined_probe(const char *abs, uint64_t off, ompf_cnt_src_t *o)
 {
-    char root[PATH_MAX], line[PATH_MAX + 256], best[160] = "";
+    char root[PATH_MAX], line[PATH_MAX + 256], best[160] = "", path[PATH_MAX + 200], id[64];
     if (ompf_upev_root(root, sizeof root))
         return 0;
+    const char *pref = getenv("OMPFUSE_UPROBE_GROUP");
+    if (pref && strlen(pref) < 64) { /* the holder's own name for it */
+        char ev[64];
+        ompf_upev_name(abs, off, ev, sizeof ev);
+        snprintf(path, sizeof path, "%s/events/%s/%s/id", root, pref, ev);
+        if (read_line(path, id, sizeof id) == 0)
+            goto found;
+    }
     snprintf(line, sizeof line, "%s/uprobe_events", root);
     FILE *f = fopen(line, "r");
     if (!f)
         return 0;
-    const char *pref = getenv("OMPFUSE_UPROBE_GROUP");
     int rank = 3;
     ompf_upev_t e;
     while (rank > 0 && fgets(line, sizeof line, f)) {
@@ -245,10 +252,10 @@ static int defined_probe(const char *abs, uint64_t off, ompf_cnt_src_t *o)
         }
     }
     fclose(f);
-    char path[PATH_MAX + 200], id[64];
     snprintf(path, sizeof path, "%s/events/%s/id", root, best);
     if (!best[0] || read_line(path, id, sizeof id))
         return 0;
+found:
     o->attr.type = PERF_TYPE_TRACEPOINT;
     o->attr.config = strtoull(id, NULL, 10);
     o->fail = OMPF_CNT_OK;

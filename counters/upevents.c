@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -77,6 +78,14 @@ int ompf_upev_root(char *buf, size_t n)
             return copy(buf, n, roots[i], l);
     }
     return -1;
+}
+
+void ompf_upev_name(const char *path, uint64_t off, char *buf, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    snprintf(buf, n, "u%llx_%08x", (unsigned long long)off, (unsigned)h);
 }
 
 long ompf_upev_owner(const char *group)

@@ -24,6 +24,12 @@ int ompf_upev_parse(const char *line, size_t len, ompf_upev_t *e);
  * /sys/kernel/debug/tracing) into buf; 0, or -1 when neither is mounted. */
 int ompf_upev_root(char *buf, size_t n);
 
+/* The event name ompfuse gives the probe at path:off ("u<off>_<hash of
+ * path>", hex): a run finds its holder's definition by name, without
+ * reading uprobe_events (which waits for the kernel's event_mutex, held
+ * for RCU grace periods while anyone closes a uprobe PMU event). */
+void ompf_upev_name(const char *path, uint64_t off, char *buf, size_t n);
+
 /* pid of a group named ompfuse_<pid>[_...] (ours), else 0. */
 long ompf_upev_owner(const char *group);
 /* 1 when pid is a live process (or one we may not signal). */

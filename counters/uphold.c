@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -22,6 +23,7 @@ typedef struct held {
     uint64_t off;
     int fd;   /* the holder, -1 when the probe could not be held */
     int ours; /* defined by us: removed on destroy */
+    char ge[200]; /* GROUP/EVENT */
 } held_t;
 
 struct ompf_uphold {
@@ -32,7 +34,6 @@ struct ompf_uphold {
     char why[PATH_MAX + 128];
     int noted;
     int janitor;         /* write end of the janitor's pipe, or -1 (none yet) */
-    unsigned next;       /* our event names: u0, u1, ... */
     held_t *h;
     size_t n, cap;
 };
@@ -171,13 +172,14 @@ static int open_holder(const ompf_uphold_t *h, const char *ge)
     a.size = sizeof a;
     a.type = PERF_TYPE_TRACEPOINT;
     a.config = strtoull(buf, NULL, 10);
-    a.disabled = 1; /* registered at open; it need not count */
-    /* CPU-wide, not on this process: the kernel then sees a system-wide
-     * user of the probe and skips, at every per-thread open and close, the
+    /* CPU-wide, not on this process, and enabled (measured: a disabled
+     * holder does not do it): the kernel then sees a system-wide user of
+     * the probe and skips, at every per-thread open and close, the
      * installing and removing of the breakpoint in the thread's process
      * (uprobe_apply, which waits for RCU grace periods, 10-300 ms); the
      * price is that every process running the binary traps at the probe
-     * (docs/events.md, Held uprobes).  The first CPU that takes it. */
+     * (docs/events.md, Held uprobes).  The first CPU that takes it; what
+     * it counts is never read. */
     for (int cpu = 0; cpu < 4096; cpu++) {
         fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0 || (errno != ENODEV && errno != EINVAL))
@@ -195,8 +197,62 @@ static void note(ompf_uphold_t *h, const char *fmt, const char *a, const char *b
     fprintf(h->log, "\n");
 }
 
+/* Room for one more entry: 0, or -1 out of memory. */
+static int grow(ompf_uphold_t *h)
+{
+    if (h->n < h->cap)
+        return 0;
+    size_t cap = h->cap ? 2 * h->cap : 16;
+    held_t *nh = realloc(h->h, cap * sizeof *nh);
+    if (!nh)
+        return -1;
+    h->h = nh;
+    h->cap = cap;
+    return 0;
+}
+
+#define TRACEPOINT_OFF UINT64_MAX /* held_t.off of a kernel tracepoint */
+
+/* A kernel tracepoint (SUBSYS:NAME) is held too, by a perf event of this
+ * process: the last close of a tracepoint unregisters it and waits for
+ * RCU grace periods while holding the kernel's event_mutex, which every
+ * other tracepoint open or close on the machine then waits for. */
+static int hold_tracepoint(ompf_uphold_t *h, const char *name)
+{
+    const char *c = strchr(name, ':');
+    if (!c || strchr(c + 1, ':') || strchr(name, '/') || !strncmp(name, "mem:", 4) ||
+        h->status)
+        return 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->h[i].off == TRACEPOINT_OFF && !strcmp(h->h[i].path, name))
+            return 0;
+    ompf_cnt_set_t *s;
+    struct perf_event_attr a;
+    if (ompf_cnt_set_create(&name, 1, &s, NULL))
+        return 0;
+    int tp = ompf_cnt_set_status(s, 0, NULL) == OMPF_CNT_OK &&
+             ompf_cnt_set_attr(s, 0, &a, sizeof a) == 0 && a.type == PERF_TYPE_TRACEPOINT;
+    ompf_cnt_set_destroy(s);
+    if (!tp)
+        return 0;
+    if (grow(h))
+        return OMPF_ENOMEM;
+    a.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return 0; /* the runs report why */
+    held_t *e = &h->h[h->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", name);
+    e->off = TRACEPOINT_OFF;
+    e->fd = fd;
+    return 1;
+}
+
 static int hold_one(ompf_uphold_t *h, const char *name)
 {
+    if (strncmp(name, "uprobe:", 7))
+        return hold_tracepoint(h, name);
     char abs[PATH_MAX];
     uint64_t off;
     if (ompf_cnt_src_uprobe_where(name, abs, &off))
@@ -212,14 +268,8 @@ static int hold_one(ompf_uphold_t *h, const char *name)
                  h->why, "docs/events.md, Held uprobes");
         return 0;
     }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 16;
-        held_t *nh = realloc(h->h, cap * sizeof *nh);
-        if (!nh)
-            return OMPF_ENOMEM;
-        h->h = nh;
-        h->cap = cap;
-    }
+    if (grow(h))
+        return OMPF_ENOMEM;
     held_t *e = &h->h[h->n];
     memset(e, 0, sizeof *e);
     snprintf(e->path, sizeof e->path, "%s", abs);
@@ -229,7 +279,9 @@ static int hold_one(ompf_uphold_t *h, const char *name)
     if (!foreign_probe(h, abs, off, ge, sizeof ge)) {
         if (h->janitor < 0)
             start_janitor(h); /* before the first definition of ours */
-        snprintf(ge, sizeof ge, "%s/u%u", h->group, h->next++);
+        char ev[64];
+        ompf_upev_name(abs, off, ev, sizeof ev);
+        snprintf(ge, sizeof ge, "%s/%s", h->group, ev);
         snprintf(cmd, sizeof cmd, "p:%s %s:0x%llx\n", ge, abs, (unsigned long long)off);
         int rc = write_events(h, cmd);
         if (rc) {
@@ -240,6 +292,7 @@ static int hold_one(ompf_uphold_t *h, const char *name)
         }
         e->ours = 1;
     }
+    snprintf(e->ge, sizeof e->ge, "%s", ge);
     e->fd = open_holder(h, ge);
     if (e->fd < 0) {
         note(h, "cannot hold %s open (%s): its runs use the uprobe PMU", name, strerror(-e->fd));
@@ -262,7 +315,7 @@ int ompf_uphold_add(ompf_uphold_t *h, const char *const *names, size_t n)
         return OMPF_EINVAL;
     int held = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!names[i] || strncmp(names[i], "uprobe:", 7))
+        if (!names[i])
             continue;
         int rc = hold_one(h, names[i]);
         if (rc < 0)
@@ -294,6 +347,49 @@ int ompf_uphold_add_list(ompf_uphold_t *h, const char *list)
     }
     free(copy);
     return held;
+}
+
+/* Closes entry i's holder, removes its definition if ours, forgets it. */
+static void release(ompf_uphold_t *h, size_t i)
+{
+    held_t *e = &h->h[i];
+    if (e->fd >= 0)
+        close(e->fd);
+    if (e->ours) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "-:%s\n", e->ge);
+        /* EBUSY: a run still has it open; destroy or the janitor retries */
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        for (int k = 0; write_events(h, cmd) == -EBUSY && k < 40; k++)
+            nanosleep(&ts, NULL);
+    }
+    h->h[i] = h->h[--h->n];
+}
+
+int ompf_uphold_only(ompf_uphold_t *h, const char *list)
+{
+    if (!h || !list)
+        return OMPF_EINVAL;
+    for (size_t i = h->n; i-- > 0;) {
+        /* kept when list names it (the same binary and offset); kernel
+         * tracepoints stay (they make no process trap) */
+        int keep = h->h[i].off == TRACEPOINT_OFF;
+        char *copy = strdup(list), *save = NULL;
+        if (!copy)
+            return OMPF_ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); !keep && t; t = strtok_r(NULL, ",", &save)) {
+            char abs[PATH_MAX];
+            uint64_t off;
+            while (*t == ' ')
+                t++;
+            keep = !ompf_cnt_src_uprobe_where(t, abs, &off) && off == h->h[i].off &&
+                   !strcmp(abs, h->h[i].path);
+        }
+        free(copy);
+        if (!keep)
+            release(h, i);
+    }
+    return ompf_uphold_add_list(h, list);
 }
 
 size_t ompf_uphold_count(const ompf_uphold_t *h)

@@ -79,8 +79,8 @@ const ompf_auto_cand_t *ompf_auto_cand(const ompf_auto_t *a, size_t i);
 /* The chosen events in order of choice. */
 size_t ompf_auto_chosen(const ompf_auto_t *a, const char **names, size_t max);
 /* Seconds of the program under the tool with software events only, and
- * with the chosen set counted at once (the check runs, made side by side;
- * both best of 3). */
+ * with the chosen set counted at once (the check: each the best of 3
+ * runs, the two kinds alternating). */
 double ompf_auto_base_seconds(const ompf_auto_t *a);
 double ompf_auto_check_seconds(const ompf_auto_t *a);
 /* Prints the choice: each chosen event and why, the rejected briefly, the

@@ -68,6 +68,10 @@ typedef struct ompf_campaign_opts {
     ompf_uphold_t *hold;       /* local launcher: defines and holds the runs'
                                   uprobes before they start (ompfuse/uphold.h);
                                   NULL: runs open them through the uprobe PMU */
+    int hold_own_only;         /* with hold and jobs 1: each run has only its
+                                  own uprobes held while it runs (timed pilots:
+                                  a held probe makes every run of its binary
+                                  trap, counted or not) */
 } ompf_campaign_opts_t;
 
 void ompf_campaign_opts_init(ompf_campaign_opts_t *o);

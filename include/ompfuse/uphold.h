@@ -36,13 +36,21 @@ typedef struct ompf_uphold ompf_uphold_t;
 
 /* 0, or OMPF_ENOMEM.  log: the note line (NULL: silent).  Never mounts. */
 int ompf_uphold_create(FILE *log, ompf_uphold_t **out);
-/* Defines and holds the uprobe: names among names[0..n) (others are
- * ignored; names already held are skipped).  The number newly held;
+/* Defines and holds the uprobe: names among names[0..n), and holds the
+ * kernel tracepoints (SUBSYS:NAME) among them (their last close would
+ * unregister them, waiting for RCU grace periods under the kernel's
+ * event_mutex, which stalls every tracepoint open and close meanwhile);
+ * other names are ignored, names already held are skipped.  The number newly held;
  * names that cannot be held (bad symbol, kernel refuses) are left to the
  * uprobe PMU.  Negative only for bad arguments or memory. */
 int ompf_uphold_add(ompf_uphold_t *h, const char *const *names, size_t n);
 /* The same for a comma-separated event list. */
 int ompf_uphold_add_list(ompf_uphold_t *h, const char *list);
+/* Holds exactly the uprobes of list: the others are released (holder
+ * closed, our definition removed), so that a run that counts none of them
+ * does not trap at them (a held probe is armed in every process of its
+ * binary).  The number newly held, or negative as ompf_uphold_add. */
+int ompf_uphold_only(ompf_uphold_t *h, const char *list);
 /* Probes held now. */
 size_t ompf_uphold_count(const ompf_uphold_t *h);
 /* 0 when the cheap path is available, else why not: OMPF_EUNSUPP (tracefs

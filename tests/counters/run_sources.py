@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import signal
 import sys
 import time
 
@@ -349,16 +348,24 @@ def groups():
     return g
 
 
-def wait_groups_gone(what, before=frozenset()):
-    """No ompfuse group beyond those in before, waiting up to 60 s for the
-    janitor (a killed ompfuse's runs may still have the probes open)."""
-    left = groups() - set(before)
+def wait_group_gone(what, pid):
+    """No group of the ompfuse process pid is left (other sessions' groups
+    may come and go), waiting up to 60 s for the janitor (a killed
+    ompfuse's runs may still have the probes open)."""
+    g = "ompfuse_%d" % pid
     for _ in range(600):
-        if not left:
+        if g not in groups():
             break
         time.sleep(0.1)
-        left = groups() - set(before)
-    check(not left, "%s: groups left in uprobe_events: %s" % (what, left))
+    check(g not in groups(), "%s: group %s left in uprobe_events" % (what, g))
+
+
+def run_pid(cmd, **kw):
+    """Runs cmd to its end: (returncode, stderr, pid)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, **kw)
+    _, err = p.communicate()
+    return p.returncode, err, p.pid
 
 
 def encodings(profile):
@@ -383,9 +390,9 @@ def t_plan_run():
     with the uprobe defined in tracefs and held by ompfuse run (recorded as
     a tracepoint), and with tracefs read-only (the uprobe PMU, a note)."""
     ensure_tracefs()
-    before = groups()
-    plan_run_once("held", [], 2)
-    wait_groups_gone("plan_run held", before)
+    pid = plan_run_once("held", [], 2)
+    if pid:
+        wait_group_gone("plan_run held", pid)
     plan_run_once("pmu", RO_TRACEFS, uprobe_pmu_type())
 
 
@@ -411,13 +418,14 @@ def plan_run_once(mode, wrap, want_type):
     # window inside some XU.  At the default 4 ms period a run of a few ms
     # on a loaded machine (ASan) could see too few rotations: 250 us gives
     # every event many windows whatever the load.
-    r = sh(wrap + [A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
-                   "--env", "OMP_NUM_THREADS=2", "--env", "OMPFUSE_MUX_PERIOD_US=250", "-q",
-                   "--", A.prog] + args(), env=env)
-    check(r.returncode == 0, "%s: run rc %d %s" % (mode, r.returncode, r.stderr))
-    note = "uprobes go through the uprobe PMU" in r.stderr
+    rc, err, pid = run_pid(wrap + [A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
+                                   "--env", "OMP_NUM_THREADS=2", "--env",
+                                   "OMPFUSE_MUX_PERIOD_US=250", "-q", "--", A.prog] + args(),
+                           env=env)
+    check(rc == 0, "%s: run rc %d %s" % (mode, rc, err))
+    note = "uprobes go through the uprobe PMU" in err
     check(note == (mode == "pmu"), "%s: the note line %s: %r" % (
-        mode, "missing" if not note else "unexpected", r.stderr))
+        mode, "missing" if not note else "unexpected", err))
     runs = sorted(f for f in os.listdir(d) if f.endswith(".ompf"))
     check(len(runs) == sum(int(l[1]) for l in lines), "runs %s" % runs)
     for f in runs:
@@ -452,102 +460,7 @@ def plan_run_once(mode, wrap, want_type):
         if exact:
             tot = exact_counts(sub, f, len(exact))
             check(tot == [EXPECTED] * len(exact), "%s totals %s" % (f, tot))
-
-
-def held_run(tag, events, prog_args, extra=(), wait=True):
-    """ompfuse run of a one-line plan (events counted together); the Popen
-    when not wait, else (rc, stderr, out dir)."""
-    plan = os.path.join(A.workdir, tag + ".plan")
-    with open(plan, "w") as f:
-        f.write("lgl 1 %s\n" % events)
-    d = os.path.join(A.workdir, tag)
-    subprocess.run(["rm", "-rf", d])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
-    cmd = [A.ompfuse, "run", "--plan", plan, "--out", d, "--tool", A.tool,
-           "--env", "OMP_NUM_THREADS=2", "-q"] + list(extra) + ["--"] + prog_args
-    if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True), d
-    r = sh(cmd, env=env)
-    return r.returncode, r.stderr, d
-
-
-def wait_for(cond, what, secs=60):
-    for _ in range(secs * 10):
-        if cond():
-            return True
-        time.sleep(0.1)
-    return check(False, "timed out waiting for " + what)
-
-
-def t_held():
-    """Held uprobes: no ompfuse group is left after ompfuse run ends
-    normally, on an error, on SIGTERM and on SIGKILL (the janitor); a stale
-    group of a dead pid is removed by the next start; a probe that perf
-    probe defined is used (the profile records its tracepoint id, counts
-    exact) and left in place."""
-    ensure_tracefs()
-    up = "uprobe:%s:%s" % (A.prog, SYM)
-    events = up
-    before = groups()
-    off = [l for l in sh(["nm", A.prog]).stdout.splitlines() if l.endswith(" " + SYM)]
-    # a stale group: a pid that has just ended
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    stale = "ompfuse_%d" % dead.pid
-    fd = os.open(UPROBE_EVENTS, os.O_WRONLY | os.O_APPEND)  # no seek: tracefs refuses it
-    os.write(fd, b"p:%s/u0 %s:0x%s\n" % (stale.encode(), A.prog.encode(),
-                                         off[0].split()[0].lstrip("0").encode() or b"0"))
-    os.close(fd)
-    check(stale in groups(), "could not define the stale group %s" % stale)
-    rc, err, d = held_run("held-normal", events, [A.prog] + args())
-    check(rc == 0, "normal: rc %d %s" % (rc, err))
-    check(stale not in groups(), "the stale group %s was not removed" % stale)
-    p = Profile(os.path.join(d, "lgl-1-r1.ompf"))
-    tot = exact_counts(p, "held-normal", 1)
-    check(tot == [EXPECTED], "held-normal: totals %s" % tot)
-    check(encodings(os.path.join(d, "lgl-1-r1.ompf")).get(up, (0,))[0] == 2,
-          "held-normal: the uprobe is not recorded as a tracepoint")
-    wait_groups_gone("after a normal end", before)
-    # an error exit: the plain run fails (the probes were defined before it)
-    rc, err, d = held_run("held-error", events, ["false"])
-    check(rc == 2, "error: rc %d %s" % (rc, err))
-    wait_groups_gone("after an error exit", before)
-    # SIGTERM and SIGKILL while a run counts (K large: seconds of hits)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        proc, d = held_run("held-" + sig.name, events, [A.prog, "8", "4000", "64"], wait=False)
-        started = wait_for(lambda: groups() - before, "the run's group")
-        time.sleep(1.0)  # the plain run, then the run under the tool
-        running = proc.poll() is None
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=120)
-        print("%s: sent while running: %s; ompfuse exit %d; %s" % (
-            sig.name, running, proc.returncode, err.strip()[-200:]))
-        check(running and proc.returncode == (1 if sig == signal.SIGTERM else -sig),
-              "%s: ompfuse had ended before the signal, or exit %d" % (
-                  sig.name, proc.returncode))
-        if started:
-            wait_groups_gone("after " + sig.name, before)
-    # a probe perf probe defined: used, never removed
-    group = "probe_" + os.path.basename(A.prog).replace("-", "_")
-    sh([A.perf, "probe", "-q", "-d", group + ":*"])
-    r = sh([A.perf, "probe", "-q", "-x", A.prog, SYM])
-    if not check(r.returncode == 0, "perf probe: %s" % r.stderr):
-        return
-    try:
-        tp_id = int(open("/sys/kernel/tracing/events/%s/%s/id" % (group, SYM)).read())
-        rc, err, d = held_run("held-foreign", events, [A.prog] + args())
-        check(rc == 0, "foreign: rc %d %s" % (rc, err))
-        f = os.path.join(d, "lgl-1-r1.ompf")
-        tot = exact_counts(Profile(f), "held-foreign", 1)
-        check(tot == [EXPECTED], "held-foreign: totals %s" % tot)
-        check(encodings(f).get(up) == (2, tp_id), "foreign: recorded %s, not perf probe's id %d"
-              % (encodings(f).get(up), tp_id))
-        check(os.path.isdir("/sys/kernel/tracing/events/%s/%s" % (group, SYM)),
-              "ompfuse removed perf probe's definition")
-        wait_groups_gone("after using perf probe's", before)
-    finally:
-        sh([A.perf, "probe", "-q", "-d", group + ":*"])
+    return pid
 
 
 def harness(tests, keys, needs):
