@@ -60,6 +60,9 @@ int ompf__auto_cross(ompf_auto_t *a, const ompf_profile_t *p1, const ompf_profil
 /* Share of the XUs that random pairing within constructs moves to another
  * cell of the joint histogram of candidates i and j (0..1). */
 double ompf__auto_dependence(const ompf_auto_t *a, size_t i, size_t j);
+/* Share of the XUs whose cell of the pair's joint histogram differs
+ * between the two XU-pilot runs (0 without a second run). */
+double ompf__auto_repeat_noise(const ompf_auto_t *a, size_t i, size_t j);
 /* The probes' budget is o->max_slowdown of this (choose.c). */
 double ompf__auto_budget_ref(const ompf_auto_t *a);
 /* The greedy choice (strict: o's thresholds; else the fallback). */

@@ -240,10 +240,45 @@ static int by_rank(const void *pa, const void *pb)
 
 /* A deterministic count (uprobe) is worth more in a pair than a timing or
  * kernel event: its reference repeats agree exactly, so whatever the
- * random control breaks shows in full against the calibration. */
+ * random control breaks shows in full against the calibration.  With one
+ * XU-pilot run the kind stands in for that. */
 static double weight(const ompf_auto_cand_t *c)
 {
     return c->kind == OMPF_AUTO_UPROBE ? 1.0 : 0.5;
+}
+
+/* What EPD's calibration sees of the pair (i, j): the share of the XUs in
+ * another cell of the pair's joint histogram (all XUs, as EPD's) in the
+ * second XU-pilot run than in the first; 0 for deterministic counts. */
+double ompf__auto_repeat_noise(const ompf_auto_t *a, size_t i, size_t j)
+{
+    if (!a->match || !a->bin[i] || !a->bin[j] || !a->bin2[i] || !a->bin2[j])
+        return 0;
+    double h1[BINS * BINS] = {0}, h2[BINS * BINS] = {0}, used = 0, d = 0;
+    for (size_t x = 0; x < a->xus; x++) {
+        if (a->match[x] == UINT32_MAX)
+            continue;
+        h1[a->bin[i][x] * BINS + a->bin[j][x]]++;
+        h2[a->bin2[i][x] * BINS + a->bin2[j][x]]++;
+        used++;
+    }
+    for (size_t c = 0; c < BINS * BINS; c++)
+        d += fabs(h1[c] - h2[c]);
+    return used > 0 ? d / (2 * used) : 0;
+}
+
+/* How much the pair (i, j) can tell a matched pairing from a random one:
+ * its dependence between runs against what its repeats differ by anyway
+ * (EPD divides by that calibration, at least 1/|XUs|), scaled so that a
+ * deterministic pair scores its dependence.  A timing pair that depends
+ * strongly but varies between runs as much scores little. */
+static double pair_score(const ompf_auto_t *a, size_t i, size_t j)
+{
+    double dep = ompf__auto_dependence(a, i, j);
+    if (!a->match)
+        return weight(&a->c[i]) * weight(&a->c[j]) * dep;
+    double floor = a->xus ? 1.0 / (double)a->xus : 1.0;
+    return dep * floor / fmax(ompf__auto_repeat_noise(a, i, j), floor);
 }
 
 /* Does candidate k pass the thresholds (strict: o's; else it must vary at
@@ -314,9 +349,9 @@ static void take(ompf_auto_t *a, size_t k, int strict, double dep)
  * Greedy over pairs: EPD compares pairs of events counted in different
  * runs, and random pairing only scores worse than a matched one where it
  * breaks the dependence of two events within a construct.  So the next
- * event is the acceptable one that adds the most weighted dependence
- * (ompf__auto_dependence) to the chosen ones -- the first two together,
- * the best pair -- and by rank when none adds any. */
+ * event is the acceptable one that adds the most score (pair_score: the
+ * dependence against the repeats' own difference) with the chosen ones --
+ * the first two together, the best pair -- and by rank when none adds any. */
 int ompf__auto_choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, int strict)
 {
     size_t *rank = calloc(a->n + 1, sizeof *rank);
@@ -351,8 +386,7 @@ int ompf__auto_choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, 
                         a->c[rank[k]].cost_s + a->c[rank[l]].cost_s + a->est_s >
                             o->max_slowdown * ompf__auto_budget_ref(a))
                         continue;
-                    double g = weight(&a->c[rank[k]]) * weight(&a->c[rank[l]]) *
-                               ompf__auto_dependence(a, rank[k], rank[l]);
+                    double g = pair_score(a, rank[k], rank[l]);
                     if (g > gain) {
                         gain = g;
                         best = k;
@@ -363,8 +397,7 @@ int ompf__auto_choose(ompf_auto_t *a, double **vals, const ompf_auto_opts_t *o, 
             }
             double g = 0;
             for (size_t j = 0; j < a->nchosen; j++)
-                g += weight(&a->c[rank[k]]) * weight(&a->c[a->order[j]]) *
-                     ompf__auto_dependence(a, rank[k], a->order[j]);
+                g += pair_score(a, rank[k], a->order[j]);
             if (g > gain) {
                 gain = g;
                 best = k;

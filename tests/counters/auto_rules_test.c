@@ -239,11 +239,16 @@ static void between_runs(void)
             for (size_t x = 0; x < NX; x++) /* run 2: event k's value of another XU */
                 a->bin2[k][x] = a->bin[k][k == 1 ? perm[x] : x];
         }
-        double d = ompf__auto_dependence(a, 0, 1);
-        if (shuffled)
+        double d = ompf__auto_dependence(a, 0, 1), noise = ompf__auto_repeat_noise(a, 0, 1);
+        if (shuffled) {
             CHECK(d < 0.08, "shuffled between runs: dependence %.4f", d);
-        else
+            /* and the pair's histogram differs between the runs, as the
+             * calibration of such a pair would */
+            CHECK(noise > 0.1, "shuffled between runs: repeat noise %.4f", noise);
+        } else {
             CHECK(fabs(d - 2.0 / 9) < 1e-12, "the same in both runs: dependence %.6f", d);
+            CHECK(noise == 0, "the same in both runs: repeat noise %.6f", noise);
+        }
         free(vals[0]);
         free(vals[1]);
         ompf_auto_destroy(a);
