@@ -54,6 +54,26 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
     return 0;
 }
 
+/* Holds exactly names[0..n) (the uprobes a rate round counts on every
+ * CPU): their opens and closes then skip the kernel's registering and
+ * unregistering, which waits for RCU grace periods under a mutex every
+ * tracepoint user on the machine needs (docs/events.md, Held uprobes). */
+static void hold_only(ompf_uphold_t *h, char *const *names, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; h && i < n; i++)
+        len += strlen(names[i]) + 1;
+    char *list = h ? malloc(len) : NULL;
+    if (!list)
+        return; /* not held: the rounds go through the uprobe PMU */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(list + k, len - k, "%s%s", i ? "," : "", names[i]);
+    list[k] = '\0';
+    ompf_uphold_only(h, list);
+    free(list);
+}
+
 /* Rounds of the rate pilot over the uprobe candidates, until one round
  * runs to the end.  The rule is exact, not an estimate: a whole run may
  * afford max_slowdown x T / (cost of a hit) hits of one probe, so a
@@ -109,6 +129,7 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
          * of many hot ones is stopped soon, and what it counted decides */
         double budget = 2.0 * plain + 1.0 +
                         (double)(na < MAX_PILOT ? na : MAX_PILOT) * o->max_slowdown * plain;
+        hold_only(o->hold, alive, na);
         rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
         if (rc) {
             ompf_auto_round_free(&r);

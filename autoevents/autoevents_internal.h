@@ -15,7 +15,7 @@
 /* s per uprobe and thread to open and close its event (benchmarks/
  * events-sources): held in tracefs by the campaign, or through the uprobe
  * PMU (a trace event made and unregistered per thread, RCU grace periods) */
-#define UPROBE_FIXED_HELD 25e-6
+#define UPROBE_FIXED_HELD 150e-6
 #define UPROBE_FIXED_PMU 0.1
 #define BASE_EVENT "perf::TASK-CLOCK"
 #define MIN_COVERED 0.01     /* share of the XUs an event must fire in */

@@ -35,7 +35,7 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
             a->base_s, 1e6 * a->uprobe_cost,
             a->uprobe_cost_measured ? "measured now" : "the documented figure",
             1e6 * a->emu_cost,
-            a->uprobe_fixed < 1e-3 ? "~25 us (held in tracefs)"
+            a->uprobe_fixed < 1e-3 ? "~0.15 ms (held in tracefs)"
                                    : "~0.1 s (uprobe PMU: not held, see docs/events.md)");
     fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
     for (size_t k = 0; k < a->nchosen; k++) {

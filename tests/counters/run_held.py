@@ -82,9 +82,11 @@ def t_held():
     rc, err, d, pid = held_run("held-error", events, ["false"])
     check(rc == 2, "error: rc %d %s" % (rc, err))
     wait_group_gone("after an error exit", pid)
-    # SIGTERM and SIGKILL while a run counts (K large: seconds of hits)
+    # SIGTERM and SIGKILL while a run counts (K large: 1.4 million hits of
+    # microseconds each in the plain run and in the run under the tool, so
+    # that the runs last seconds whatever the machine)
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        proc, d = held_run("held-" + sig.name, events, [A.prog, "8", "4000", "64"], wait=False)
+        proc, d = held_run("held-" + sig.name, events, [A.prog, "8", "40000", "64"], wait=False)
         started = wait_for(lambda: "ompfuse_%d" % proc.pid in groups(), "the run's group")
         time.sleep(1.0)  # the plain run, then the run under the tool
         running = proc.poll() is None
@@ -100,7 +102,7 @@ def t_held():
     # ompfuse campaign: every run holds (tracepoint encoding), nothing left
     # after a normal end or SIGTERM
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
-    for tag, k, sig in (("campaign", "100", None), ("campaign-term", "4000", signal.SIGTERM)):
+    for tag, k, sig in (("campaign", "100", None), ("campaign-term", "40000", signal.SIGTERM)):
         d = os.path.join(A.workdir, "held-" + tag)
         subprocess.run(["rm", "-rf", d])
         proc = subprocess.Popen([A.ompfuse, "campaign", "--out", d, "--events",
