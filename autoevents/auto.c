@@ -20,10 +20,9 @@
 #include "ompfuse/plan.h"
 #include "ompfuse/uphold.h"
 
-#define MAX_UPROBES 96   /* candidates from the line table */
+#define MAX_UPROBES 160  /* candidates from the line table */
 #define MAX_PILOT 40     /* uprobes that reach the XU pilot */
-#define ROUNDS 40        /* rate pilot rounds at most (each 2T + 1 s at most) */
-#define ROUND_SHARE 0.3  /* what all survivors of a stopped round may cost */
+#define ROUNDS 40        /* rate pilot rounds at most */
 
 void ompf_auto_opts_init(ompf_auto_opts_t *o)
 {
@@ -31,12 +30,13 @@ void ompf_auto_opts_init(ompf_auto_opts_t *o)
     o->want = 4;
     o->max_slowdown = 0.10;
     o->min_cv = 0.10;
-    o->max_corr = 0.90;
+    o->max_corr = 0.98;
     o->min_inside = 0.2;
     o->timeout_s = 600;
 }
 
-static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind)
+static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kind,
+                    int emulated)
 {
     ompf_auto_cand_t *g = realloc(a->c, (a->n + 1) * sizeof *g);
     if (!g)
@@ -47,6 +47,7 @@ static int add_cand(ompf_auto_t *a, const char *name, const char *where, int kin
     c->name = strdup(name);
     c->where = strdup(where ? where : "");
     c->kind = kind;
+    c->emulated = emulated;
     if (!c->name || !c->where)
         return OMPF_ENOMEM;
     a->n++;
@@ -73,19 +74,24 @@ static void hold_only(ompf_uphold_t *h, char *const *names, size_t n)
     free(list);
 }
 
-/* Rounds of the rate pilot over the uprobe candidates: drop the ones hit
- * so often that each alone would cost more than the budget, until one
- * round runs to the end. */
+/* Rounds of the rate pilot over the uprobe candidates, until one round
+ * runs to the end.  The rule is exact, not an estimate: a whole run may
+ * afford max_slowdown x T / (cost of a hit) hits of one probe, so a
+ * candidate that counted more than that, even in a round stopped early,
+ * is too hot.  A round may take 2T + 1 s plus what MAX_PILOT survivors may
+ * cost (each at most max_slowdown x T); one stopped without a candidate
+ * over the limit (a loaded machine, or hits dearer than assumed) drops
+ * its hottest until the rest had at most half of its hits. */
 static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t *o,
                       ompf_error_t *err)
 {
     ompf_auto_round_t r;
     /* the program alone, twice: the time the budget is relative to */
-    double plain = INFINITY;
+    double plain = INFINITY, plain_cpu = INFINITY;
     for (int k = 0; k < 2; k++) {
         int rc = ompf_auto_rate_round(argv, o->env, o->n_env, NULL, 0, o->timeout_s, &r, err);
         int failed = r.failed || r.killed;
-        double sec = r.seconds;
+        double sec = r.seconds, cpu = r.cpu;
         ompf_auto_round_free(&r);
         if (rc)
             return rc;
@@ -94,12 +100,14 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
                                   "after %.0f s): nothing to choose events from", argv[0],
                                   o->timeout_s);
         plain = fmin(plain, sec);
+        plain_cpu = fmin(plain_cpu, cpu > 0 ? cpu : sec);
     }
     a->plain_s = plain;
     /* what a hit costs now (a loaded machine traps slower: 15 us idle, 90
      * at load 12 here); never below the documented figure */
-    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000));
+    a->uprobe_cost = fmax(UPROBE_COST, ompf_auto_hit_cost(3000, 0));
     a->uprobe_cost_measured = a->uprobe_cost > UPROBE_COST;
+    a->emu_cost = fmin(a->uprobe_cost, fmax(EMULATED_COST, ompf_auto_hit_cost(3000, 1)));
     char **alive = calloc(a->n + 1, sizeof *alive);
     size_t *idx = calloc(a->n + 1, sizeof *idx);
     if (!alive || !idx) {
@@ -117,7 +125,10 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             }
         if (na == 0)
             break;
-        double budget = 2.0 * plain + 1.0;
+        /* room for what MAX_PILOT acceptable probes cost, no more: a round
+         * of many hot ones is stopped soon, and what it counted decides */
+        double budget = 2.0 * plain + 1.0 +
+                        (double)(na < MAX_PILOT ? na : MAX_PILOT) * o->max_slowdown * plain;
         hold_only(o->hold, alive, na);
         rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
         if (rc) {
@@ -137,78 +148,32 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             ompf_auto_round_free(&r);
             break;
         }
-        if (!r.killed && hits * UPROBE_COST > 0.5 * plain && r.seconds > plain) {
-            /* the probes took most of the round: the rest of the time is
-             * theirs.  On a loaded machine this is noisy, so it only ever
-             * raises the documented figure (fewer probes, never more). */
-            double c = (r.seconds - plain) / hits;
+        if (!r.killed && hits * UPROBE_COST > 0.5 * plain_cpu && r.cpu > plain_cpu) {
+            /* the probes took most of the round: the rest of the CPU time
+             * is theirs.  This is noisy, so it only ever raises the
+             * documented figure (fewer probes, never more). */
+            double c = (r.cpu - plain_cpu) / hits;
             if (c > a->uprobe_cost && c < 1e-3) {
                 a->uprobe_cost = c;
                 a->uprobe_cost_measured = 1;
             }
         }
-        /* the program's progress in plain seconds: elapsed minus the traps */
-        double progress = r.killed ? fmax(r.seconds - hits * a->uprobe_cost, 0.02 * r.seconds)
-                                   : plain;
-        if (r.killed && progress > plain)
-            progress = plain; /* stopped at 2T + 1 s: it had not got through T */
-        size_t dropped = 0, hottest = 0;
-        for (size_t k = 0; k < na; k++) {
-            ompf_auto_cand_t *c = &a->c[idx[k]];
-            if (!r.usable[k]) {
-                ompf__auto_reject(c, "does not open here");
-                dropped++;
-                continue;
-            }
-            double est = r.count[k] * a->uprobe_cost / progress;
-            if (est > o->max_slowdown) {
-                ompf__auto_reject(c, "too hot: %.3g hits per second, alone %.0f%% slowdown",
-                       r.count[k] / progress, 100 * est);
-                dropped++;
-            }
-            if (r.count[k] > r.count[hottest])
-                hottest = k;
-        }
-        if (r.killed) {
-            /* Stopped: many lukewarm probes can add up without one standing
-             * out.  Drop the hottest until the rest would together cost at
-             * most ROUND_SHARE of the run (the XU pilot counts them all). */
-            double sum = 0;
-            for (size_t k = 0; k < na; k++)
-                if (!a->c[idx[k]].why[0])
-                    sum += r.count[k] * a->uprobe_cost / progress;
-            /* and at least 80 % of the hits, so that the rounds converge
-             * even when the estimates are off (a loaded machine, where the
-             * traps leave the program little progress to measure by) */
-            double left = 0;
-            for (size_t k = 0; k < na; k++)
-                if (!a->c[idx[k]].why[0])
-                    left += r.count[k];
-            while (sum > ROUND_SHARE || left > 0.2 * hits) {
+        size_t dropped = ompf__auto_rate_verdicts(a, idx, na, &r, plain_cpu, o->max_slowdown);
+        if (r.killed && dropped == 0) {
+            double left = hits;
+            while (left > 0.5 * hits) {
                 size_t h = na;
                 for (size_t k = 0; k < na; k++)
                     if (!a->c[idx[k]].why[0] && (h == na || r.count[k] > r.count[h]))
                         h = k;
                 if (h == na || r.count[h] == 0)
                     break;
-                ompf__auto_reject(&a->c[idx[h]], "too hot together with the others: %.3g hits per second "
-                       "in the rate pilot", r.count[h] / progress);
-                sum -= r.count[h] * a->uprobe_cost / progress;
+                ompf__auto_reject(&a->c[idx[h]], "too hot together with the others: %.0f "
+                                  "hits in a round stopped after %.2f s", r.count[h], r.seconds);
                 left -= r.count[h];
-                dropped++;
-            }
-            if (dropped == 0 && r.count[hottest] > 0) {
-                /* no estimate says so, yet it stopped: the hottest goes */
-                ompf__auto_reject(&a->c[idx[hottest]], "too hot: %.3g hits per second in the rate pilot",
-                       r.count[hottest] / progress);
-                dropped++;
             }
         }
         int done = !r.killed;
-        for (size_t k = 0; done && k < na; k++)
-            if (r.usable[k] && r.count[k] == 0)
-                /* the whole run, counted exactly: never reached */
-                ompf__auto_reject(&a->c[idx[k]], "never hit in the rate pilot");
         ompf_auto_round_free(&r);
         if (done)
             break;
@@ -216,8 +181,24 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             for (size_t k = 0; k < na; k++)
                 ompf__auto_reject(&a->c[idx[k]], "the rate pilot did not finish in %d rounds", ROUNDS);
     }
-    /* keep at most MAX_PILOT for the XU pilot (its group has 64 counters) */
+    /* keep at most MAX_PILOT for the XU pilot (its group has 64 counters):
+     * when there are more, a line of a function with exactly the count of
+     * one before it is most likely in the same block, a twin */
     size_t kept = 0;
+    for (size_t i = 0; i < a->n; i++)
+        kept += a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0];
+    for (size_t i = 0; i < a->n && kept > MAX_PILOT; i++) {
+        ompf_auto_cand_t *c = &a->c[i];
+        const char *plus = strrchr(c->name, '+');
+        for (size_t j = 0; j < i && plus && c->kind == OMPF_AUTO_UPROBE && !c->why[0]; j++)
+            if (a->c[j].kind == OMPF_AUTO_UPROBE && !a->c[j].why[0] &&
+                a->c[j].total == c->total && !strncmp(a->c[j].name, c->name, (size_t)(plus - c->name + 1))) {
+                ompf__auto_reject(c, "the same count as %.100s in the rate pilot (%.0f): "
+                                  "most likely the same block", a->c[j].name, c->total);
+                kept--;
+            }
+    }
+    kept = 0;
     for (size_t i = 0; i < a->n; i++)
         if (a->c[i].kind == OMPF_AUTO_UPROBE && !a->c[i].why[0] && ++kept > MAX_PILOT)
             ompf__auto_reject(&a->c[i], "beyond the %d uprobes the XU pilot counts", MAX_PILOT);
@@ -292,13 +273,14 @@ static double best_cpu(const ompf_campaign_t *c, size_t line)
 /* The XU pilot's profile: a run whose program succeeded counts as one
  * even when some candidates failed to open (a uprobe the kernel cannot
  * place on that instruction, ENOTSUPP, is only found in the process). */
-static const char *profile_of(const ompf_campaign_t *c, size_t line)
+static const char *profile_of(const ompf_campaign_t *c, size_t line, size_t skip)
 {
     for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
         const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
         if (r->line == line && (r->status == OMPF_RUN_OK ||
                                 (r->status == OMPF_RUN_FAILED && r->exit_code == 0 &&
-                                 !r->signal && access(r->profile, R_OK) == 0)))
+                                 !r->signal && access(r->profile, R_OK) == 0)) &&
+            skip-- == 0)
             return r->profile;
     }
     return NULL;
@@ -326,27 +308,29 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (!a)
         return OMPF_ENOMEM;
     char **names = NULL, **where = NULL;
+    unsigned char *emulated = NULL;
     size_t nu = 0;
     /* absolute: the names are saved and used from other directories */
     char bin[PATH_MAX];
     int rc = realpath(argv[0], bin) ? 0 : ompf_error_set(err, OMPF_EIO, "%s: %s", argv[0],
                                                          strerror(errno));
     if (rc == 0)
-        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &nu, err);
+        rc = ompf_auto_uprobe_candidates(bin, MAX_UPROBES, &names, &where, &emulated, &nu, err);
     for (size_t i = 0; rc == 0 && i < nu; i++)
-        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE);
+        rc = add_cand(a, names[i], where[i], OMPF_AUTO_UPROBE, emulated[i]);
     ompf_auto_free_list(names, nu);
     ompf_auto_free_list(where, nu);
+    free(emulated);
     a->tracefs = ompf_cnt_tracefs() != NULL;
     a->uprobe_fixed = o->hold && ompf_uphold_status(o->hold) == 0 ? UPROBE_FIXED_HELD
                                                                    : UPROBE_FIXED_PMU;
     const char *const *list;
     size_t nt = a->tracefs ? ompf_auto_tracepoint_candidates(&list) : 0;
     for (size_t i = 0; rc == 0 && i < nt; i++)
-        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT);
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_TRACEPOINT, 0);
     size_t ns = ompf_auto_software_candidates(&list);
     for (size_t i = 0; rc == 0 && i < ns; i++)
-        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE);
+        rc = add_cand(a, list[i], NULL, OMPF_AUTO_SOFTWARE, 0);
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: %zu uprobe, %zu tracepoint, %zu software candidates "
                         "for %s\n", nu, nt, ns, argv[0]);
@@ -362,7 +346,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     /* the XU pilot: line 1 the base (software only, twice), line 2 all */
     ompf_plan_t *plan = NULL;
     ompf_campaign_t *c = NULL;
-    ompf_profile_t *p = NULL;
+    ompf_profile_t *p = NULL, *p2 = NULL;
     double **vals = NULL;
     const char **ev = calloc(a->n + 1, sizeof *ev);
     size_t ne = 0;
@@ -375,25 +359,28 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0 && (rc = ompf_plan_create(&plan)) == 0) {
         ompf_plan_set_slots(plan, 64);
         ompf_plan_comment(plan, "ompfuse --events auto: pilot runs (line 1 the base, line 2 "
-                                "the candidates, line 3 the check of the chosen set)");
+                                "the candidates, twice: what holds between runs)");
         rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, base, 1, NULL, 0);
         if (rc == 0)
-            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 1, ev, ne, NULL, 0);
+            rc = ompf_plan_add(plan, OMPF_ROLE_REFERENCE, 2, ev, ne, NULL, 0);
     }
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
         rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
-        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2) && best_seconds(c, 1) < INFINITY)
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2, 0) && best_seconds(c, 1) < INFINITY)
             rc = 0; /* candidates that did not open are rejected below */
         else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
             rc = OMPF_EINVAL;
     }
     if (rc == 0) {
         a->base_s = best_seconds(c, 1);
-        const char *pp = profile_of(c, 2);
+        a->base_cpu = best_cpu(c, 1);
+        const char *pp = profile_of(c, 2, 0), *pp2 = profile_of(c, 2, 1);
         ompf_read_info_t info;
         rc = pp ? ompf_profile_read(pp, &p, &info, err)
                 : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");
+        if (rc == 0 && pp2 && ompf_profile_read(pp2, &p2, &info, NULL))
+            p2 = NULL; /* then dependence within one run, as a fallback */
     }
     ompf_campaign_destroy(c);
     c = NULL;
@@ -401,6 +388,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
         vals = calloc(a->n + 1, sizeof *vals);
         rc = vals ? ompf__auto_xu_stats(a, p, vals) : OMPF_ENOMEM;
     }
+    if (rc == 0 && p2)
+        rc = ompf__auto_cross(a, p, p2);
     if (rc == 0)
         rc = ompf__auto_choose(a, vals, o, 1);
     if (rc == 0 && a->nchosen < 2) {
@@ -463,6 +452,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     free(vals);
     free(ev);
     ompf_profile_destroy(p);
+    ompf_profile_destroy(p2);
     ompf_plan_destroy(plan);
     if (rc) {
         ompf_auto_destroy(a);
@@ -480,6 +470,16 @@ void ompf_auto_destroy(ompf_auto_t *a)
         free(a->c[i].name);
         free(a->c[i].where);
     }
+    for (size_t i = 0; a->bin && i < a->n; i++)
+        free(a->bin[i]);
+    for (size_t i = 0; a->bin2 && i < a->n; i++)
+        free(a->bin2[i]);
+    free(a->bin);
+    free(a->bin2);
+    free(a->match);
+    free(a->lo);
+    free(a->hi);
+    free(a->xtype);
     free(a->c);
     free(a->order);
     free(a);

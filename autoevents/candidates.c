@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ompfuse/autoevents.h"
+#include "autoevents_internal.h"
 
 /* Tracepoints that an OpenMP program can cause per XU: scheduling (waits,
  * wake-ups of the runtime's threads), memory (page allocation and faults,
@@ -134,6 +134,35 @@ static int add_line(cand_t **c, size_t *n, size_t *cap, size_t f, uint64_t a, in
     return 0;
 }
 
+/* Regions first (seq 0), then by address. */
+static int by_region(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Outlined parallel regions and task entries: the code that runs in XUs. */
+static int in_region(const char *name)
+{
+    return strstr(name, ".omp_outlined") || strstr(name, "omp_task_entry");
+}
+
+/* The k-th of take candidates from c[0..nc), of which the first np are in
+ * regions: all of those first (evenly spread if they alone are too many),
+ * then the rest evenly spread over the slots left. */
+static size_t pick(size_t k, size_t take, size_t np, size_t nc)
+{
+    if (take >= nc)
+        return k;
+    if (np >= take)
+        return k * np / take;
+    if (k < np)
+        return k;
+    return np + (k - np) * (nc - np) / (take - np);
+}
+
 static int by_addr(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
@@ -142,9 +171,56 @@ static int by_addr(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
-                                char ***where, size_t *n, ompf_error_t *err)
+/* Does the kernel emulate the x86-64 instruction at b (n bytes) when a
+ * uprobe hits it, instead of single-stepping a copy?  (arch/x86/kernel/
+ * uprobes.c: jmp rel8/rel32, jcc rel8/rel32, call rel32, nop, push of a
+ * register; legacy prefixes before a nop.)  A single-stepped hit costs two
+ * traps (and on a VM two exits); an emulated one, one. */
+int ompf__auto_emulated(const unsigned char *b, size_t n)
 {
+    size_t i = 0;
+    while (i < n && (b[i] == 0x66 || b[i] == 0xf3 || b[i] == 0xf2) && i + 1 < n &&
+           b[i + 1] == 0x90)
+        i++; /* prefix + nop */
+    if (i >= n)
+        return 0;
+    unsigned char op = b[i];
+    if (op == 0x90 || op == 0xeb || op == 0xe9 || op == 0xe8 || (op >= 0x70 && op <= 0x7f) ||
+        (op >= 0x50 && op <= 0x57))
+        return 1;
+    if (op == 0x0f && i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f)
+        return 1; /* jcc rel32 */
+    if (op == 0x41 && i + 1 < n && b[i + 1] >= 0x50 && b[i + 1] <= 0x57)
+        return 1; /* push r8..r15 */
+    return 0;
+}
+
+/* The first bytes of the instruction at addr, from its executable section. */
+static size_t insn_at(Elf *elf, uint64_t addr, unsigned char *b, size_t n)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+            !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t at = (size_t)(addr - sh.sh_addr);
+        if (!d || !d->d_buf || at >= d->d_size)
+            return 0;
+        size_t m = d->d_size - at < n ? d->d_size - at : n;
+        memcpy(b, (const unsigned char *)d->d_buf + at, m);
+        return m;
+    }
+    return 0;
+}
+
+int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
+                                char ***where, unsigned char **emulated, size_t *n,
+                                ompf_error_t *err)
+{
+    if (emulated)
+        *emulated = NULL;
     *names = *where = NULL;
     *n = 0;
     int fd = open(binary, O_RDONLY | O_CLOEXEC);
@@ -209,23 +285,38 @@ int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
         if (!u || c[k].addr != c[u - 1].addr)
             c[u++] = c[k];
     nc = u;
+    /* the code of parallel regions and tasks first (their outlined
+     * functions), then the rest spread evenly over what is left: in MG the
+     * serial set-up functions hold as many lines as all its loops */
+    size_t np = 0;
+    for (size_t k = 0; k < nc; k++) {
+        c[k].seq = !in_region(fn[c[k].func].name); /* seq has served its purpose */
+        np += !c[k].seq;
+    }
+    qsort(c, nc, sizeof *c, by_region);
     size_t take = nc < max ? nc : max;
     *names = calloc(take + 1, sizeof **names);
     *where = calloc(take + 1, sizeof **where);
-    if (!*names || !*where) {
+    if (emulated)
+        *emulated = calloc(take + 1, 1);
+    if (!*names || !*where || (emulated && !*emulated)) {
         rc = OMPF_ENOMEM;
         goto out;
     }
     *n = take; /* on failure every slot is freed (calloc'd: NULL or owned) */
     for (size_t k = 0; k < take; k++) {
         /* evenly spread when there are more lines than wanted */
-        const cand_t *x = &c[take == nc ? k : k * nc / take];
+        const cand_t *x = &c[pick(k, take, np, nc)];
         char buf[4096];
         snprintf(buf, sizeof buf, "uprobe:%s:%s+0x%llx", binary, fn[x->func].name,
                  (unsigned long long)(x->addr - fn[x->func].lo));
         (*names)[k] = strdup(buf);
         snprintf(buf, sizeof buf, "%s:%d %s", x->file, x->line, fn[x->func].name);
         (*where)[k] = strdup(buf);
+        unsigned char insn[4];
+        size_t got = insn_at(elf, x->addr, insn, sizeof insn);
+        if (emulated)
+            (*emulated)[k] = (unsigned char)ompf__auto_emulated(insn, got);
         if (!(*names)[k] || !(*where)[k]) {
             rc = OMPF_ENOMEM;
             goto out;
@@ -236,6 +327,10 @@ out:
         ompf_auto_free_list(*names, *n);
         ompf_auto_free_list(*where, *n);
         *names = *where = NULL;
+        if (emulated) {
+            free(*emulated);
+            *emulated = NULL;
+        }
         *n = 0;
     }
     for (size_t f = 0; f < nfn; f++)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -140,14 +141,16 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
     }
     close(p[1]);
     int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
+        pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid)
             break;
         if (ompf_cmpi_now() - t0 > budget_s) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            wait4(pid, &status, 0, &ru);
             r->killed = 1;
             break;
         }
@@ -155,6 +158,8 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
         nanosleep(&ts, NULL);
     }
     r->seconds = ompf_cmpi_now() - t0;
+    r->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     r->failed = !r->killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     r->status = status;
     for (size_t i = 0; i < n; i++) {
@@ -182,14 +187,32 @@ __attribute__((noinline)) void ompf_auto_probe_target(void)
     __asm__ volatile("");
 }
 
-double ompf_auto_hit_cost(size_t n)
+/* The same with a nop first: a uprobe there is emulated, not stepped. */
+__attribute__((noinline)) void ompf_auto_probe_target_nop(void);
+__attribute__((noinline)) void ompf_auto_probe_target_nop(void)
 {
+    __asm__ volatile("nop");
+}
+
+/* This thread's CPU time: a trap is the thread's system time, and on a
+ * loaded machine the wall time of the calls also holds others' turns. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double ompf_auto_hit_cost(size_t n, int emulated)
+{
+    void (*target)(void) = emulated ? ompf_auto_probe_target_nop : ompf_auto_probe_target;
     char self[4096], name[4200];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0)
         return 0;
     self[len] = '\0';
-    snprintf(name, sizeof name, "uprobe:%s:ompf_auto_probe_target", self);
+    snprintf(name, sizeof name, "uprobe:%s:ompf_auto_probe_target%s", self,
+             emulated ? "_nop" : "");
     const char *names[1] = {name};
     ompf_cnt_set_t *set;
     struct perf_event_attr a;
@@ -202,19 +225,28 @@ double ompf_auto_hit_cost(size_t n)
     ompf_cnt_set_destroy(set);
     if (fd < 0)
         return 0;
-    double t0 = ompf_cmpi_now();
+    double t0 = thread_cpu();
     for (size_t i = 0; i < n; i++)
-        ompf_auto_probe_target();
-    double with = ompf_cmpi_now() - t0;
+        target();
+    double with = thread_cpu() - t0;
     uint64_t hits = 0;
     if (read(fd, &hits, sizeof hits) != (ssize_t)sizeof hits)
         hits = 0;
     close(fd);
-    t0 = ompf_cmpi_now();
+    t0 = thread_cpu();
     for (size_t i = 0; i < n; i++)
-        ompf_auto_probe_target();
-    double without = ompf_cmpi_now() - t0;
+        target();
+    double without = thread_cpu() - t0;
     return hits == n ? (with - without) / (double)n : 0;
+}
+
+double ompf__auto_cost_of(const ompf_auto_t *a, const ompf_auto_cand_t *c)
+{
+    if (c->kind == OMPF_AUTO_TRACEPOINT)
+        return TRACEPOINT_COST;
+    if (c->kind != OMPF_AUTO_UPROBE)
+        return 0;
+    return c->emulated && a->emu_cost > 0 ? a->emu_cost : a->uprobe_cost;
 }
 
 void ompf_auto_round_free(ompf_auto_round_t *r)
@@ -222,4 +254,39 @@ void ompf_auto_round_free(ompf_auto_round_t *r)
     free(r->count);
     free(r->usable);
     memset(r, 0, sizeof *r);
+}
+
+/* One round's verdicts (auto.c's rate_pilot): a whole run affords
+ * max_slowdown x plain / cost hits of a probe (plain: the program's CPU
+ * time, which a hit's cost adds to), so a count above that, even
+ * from a round stopped early, is too hot; a completed round's zero is
+ * exact: never reached.  Returns how many were dropped as too hot or not
+ * usable. */
+size_t ompf__auto_rate_verdicts(ompf_auto_t *a, const size_t *idx, size_t na,
+                                const ompf_auto_round_t *r, double plain, double max_slowdown)
+{
+    size_t dropped = 0;
+    for (size_t k = 0; k < na; k++) {
+        ompf_auto_cand_t *c = &a->c[idx[k]];
+        double cost = ompf__auto_cost_of(a, c), allowed = max_slowdown * plain / cost;
+        if (c->why[0])
+            continue;
+        if (!r->usable[k]) {
+            ompf__auto_reject(c, "does not open here");
+            dropped++;
+        } else if (r->count[k] > allowed) {
+            if (r->killed)
+                ompf__auto_reject(c, "too hot: %.0f hits before the round was stopped "
+                                  "(%.2f s): alone at least %.0f%% of its CPU time",
+                                  r->count[k], r->seconds, 100 * r->count[k] * cost / plain);
+            else
+                ompf__auto_reject(c, "too hot: %.0f hits per run, alone %.0f%% of its CPU "
+                                  "time", r->count[k], 100 * r->count[k] * cost / plain);
+            dropped++;
+        } else if (!r->killed && (c->total = r->count[k]) == 0) {
+            /* the whole run, counted exactly: never reached */
+            ompf__auto_reject(c, "never hit in the rate pilot");
+        }
+    }
+    return dropped;
 }

@@ -30,10 +30,11 @@ static const char *kind_name(int k)
 static void print(const ompf_auto_t *a, FILE *f, const char *pre)
 {
     fprintf(f, "%sauto: program %.2f s without the tool, %.2f s under the tool (software "
-               "events); a uprobe hit costs %.1f us (%s), opening and closing one per "
-               "thread %s\n", pre, a->plain_s, a->base_s,
-            1e6 * a->uprobe_cost, a->uprobe_cost_measured ? "measured now"
-                                                          : "the documented figure",
+               "events); a uprobe hit costs %.1f us (%s), %.1f us on an instruction the "
+               "kernel emulates; opening and closing one per thread %s\n", pre, a->plain_s,
+            a->base_s, 1e6 * a->uprobe_cost,
+            a->uprobe_cost_measured ? "measured now" : "the documented figure",
+            1e6 * a->emu_cost,
             a->uprobe_fixed < 1e-3 ? "~0.15 ms (held in tracefs)"
                                    : "~0.1 s (uprobe PMU: not held, see docs/events.md)");
     fprintf(f, "%schosen (%zu):\n", pre, a->nchosen);
@@ -42,9 +43,10 @@ static void print(const ompf_auto_t *a, FILE *f, const char *pre)
         fprintf(f, "%s  %-10s %s%s%s%s\n%s             %s\n", pre, kind_name(c->kind), c->name,
                 c->where[0] ? " (" : "", c->where, c->where[0] ? ")" : "", pre, c->why);
     }
-    if (a->base_s > 0)
-        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run%s", pre, a->est_s,
-                100 * a->est_s / a->base_s, a->check_s > 0 ? "; " : "\n");
+    if (ompf__auto_budget_ref(a) > 0)
+        fprintf(f, "%sestimated probe cost %.3f s = %.1f%% of the run's %s%s", pre, a->est_s,
+                100 * a->est_s / ompf__auto_budget_ref(a), a->base_cpu > 0 ? "CPU time" : "time",
+                a->check_s > 0 ? "; " : "\n");
     if (a->check_s > 0)
         fprintf(f, "measured: %.2f s with the chosen set vs %.2f s = %+.1f%% slowdown "
                    "(wall, best of %d alternating)", a->check_s, a->base_s,

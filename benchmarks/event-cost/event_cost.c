@@ -1,7 +1,9 @@
 /* What one counted occurrence costs: N calls of a noinline function (with
  * and without a uprobe counting them) and N getppid() system calls (with
  * and without syscalls:sys_enter_getppid counting them), each timed
- * REPEATS times; the cost of an occurrence is the median difference.
+ * REPEATS times; the cost of an occurrence is the median difference.  The
+ * uprobe twice: on an instruction the kernel single-steps (an add) and on
+ * one it emulates (a nop; x86 also emulates jmp, jcc, call and push).
  * Events are opened through libompfcounters, exactly as the tool does.
  *   event_cost [N=200000] [REPEATS=11]   (as root; tracefs mounted) */
 #include <stdint.h>
@@ -22,6 +24,13 @@ __attribute__((noinline)) void event_cost_hit(long v)
     sink += v;
 }
 
+/* The same, its first instruction a nop: a uprobe there is emulated. */
+__attribute__((noinline)) void event_cost_hit_nop(long v)
+{
+    __asm__ __volatile__("nop" ::: "memory");
+    sink += v;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -33,8 +42,10 @@ static double run(int sys, long n)
 {
     double t0 = now();
     for (long i = 0; i < n; i++) {
-        if (sys)
+        if (sys == 1)
             syscall(SYS_getppid);
+        else if (sys == 2)
+            event_cost_hit_nop(i);
         else
             event_cost_hit(i);
     }
@@ -96,12 +107,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: event_cost [N>=1] [REPEATS 1..101]\n");
         return 2;
     }
-    char self[4200], up[4300], load[128] = "?";
+    char self[4200], up[4300], upnop[4300], load[128] = "?";
     ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
     if (l < 0)
         return 2;
     self[l] = '\0';
     snprintf(up, sizeof up, "uprobe:%s:event_cost_hit", self);
+    snprintf(upnop, sizeof upnop, "uprobe:%s:event_cost_hit_nop", self);
     FILE *f = fopen("/proc/loadavg", "r");
     if (f) {
         if (!fgets(load, sizeof load, f))
@@ -115,9 +127,11 @@ int main(int argc, char **argv)
     } v[] = {{"function call", NULL, 0},
              {"function call + uprobe", up, 0},
              {"getppid()", NULL, 1},
-             {"getppid() + tracepoint", "syscalls:sys_enter_getppid", 1}};
-    double mn[4], med[4];
-    for (int i = 0; i < 4; i++) {
+             {"getppid() + tracepoint", "syscalls:sys_enter_getppid", 1},
+             {"call (nop first)", NULL, 2},
+             {"call (nop first) + uprobe", upnop, 2}};
+    double mn[6], med[6];
+    for (int i = 0; i < 6; i++) {
         if (measure(v[i].ev, v[i].sys, n, reps, &mn[i], &med[i]))
             return 1;
         printf("  %-26s min %8.1f ns  median %8.1f ns per call\n", v[i].label,
@@ -126,5 +140,7 @@ int main(int argc, char **argv)
     printf("cost per occurrence (with - without): uprobe min %.1f median %.1f ns;"
            " tracepoint min %.1f median %.1f ns\n", mn[1] - mn[0], med[1] - med[0],
            mn[3] - mn[2], med[3] - med[2]);
+    printf("uprobe on an emulated instruction (nop): min %.1f median %.1f ns\n",
+           mn[5] - mn[4], med[5] - med[4]);
     return 0;
 }

@@ -2,6 +2,8 @@
 # The --events auto experiment (docs/events.md, docs/benchmarks.md): N
 # campaigns (default 10) of each bundled benchmark at 2 emulated slots with
 # `ompfuse campaign --events auto --quick`, then the table (table.py).
+# knapsack-d is knapsack -d -n 42 -c 11: the same task tree every run, so
+# that labels can match at all (the default knapsack's tree differs per run).
 # One stream of campaigns per benchmark, the four streams at once (on a
 # shared machine they get more of it together than one after another);
 # OUT/BENCH/cNN is campaign NN of BENCH.  The first campaign of a stream
@@ -18,7 +20,7 @@ root=$(cd "$here/../.." && pwd)
 n=${1:-10}
 out=${2:-events-auto-runs}
 shift $(( $# < 2 ? $# : 2 ))
-benches=${*:-cg-static cg-dyn10 mg knapsack}
+benches=${*:-cg-static cg-dyn10 mg knapsack-d}
 ompfuse=${OMPFUSE:-$root/build/bin/ompfuse}
 mkdir -p "$out"
 echo "start $(date -u +%FT%TZ) load $(cat /proc/loadavg)" >> "$out/load.txt"

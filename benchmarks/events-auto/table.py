@@ -4,7 +4,8 @@ the EPD of every strategy and HEM variant (median over the campaigns, and
 the range), the random/LGL ratio (median, and in how many campaigns it is
 >= 2), and in how many campaigns the best of LGL/BC beats every HEM
 variant.  Reads OUT/BENCH/cNN/epd.tsv; prints the chosen events of each
-benchmark (OUT/BENCH/c01/BENCH/events-auto.txt) and the load record.
+benchmark (OUT/BENCH/c01/BENCH/events-auto.txt) with the check's estimated
+and measured slowdown, and the load record.
 
 usage: /usr/bin/python3 benchmarks/events-auto/table.py OUT
 """
@@ -75,6 +76,10 @@ def main():
         short = [n.rsplit("/", 1)[-1] if n.startswith("uprobe:") else n for n in names]
         stream = ev.split(os.sep)[-4]
         print(f"{stream}: " + ", ".join(short))
+        # the check of the choice: estimated and measured cost, side by side
+        for l in open(ev):
+            if "estimated probe cost" in l:
+                print("    " + l.lstrip("# ").rstrip())
     load = os.path.join(out, "load.txt")
     if os.path.exists(load):
         print("\nload (/proc/loadavg) at the start and after each campaign:")

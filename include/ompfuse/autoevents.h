@@ -6,14 +6,16 @@
  *   candidates  uprobes at the statement addresses of the source lines of
  *               the program's own functions (libdw line table), a short list of
  *               tracepoints, the software events;
- *   rate pilot  the program with every uprobe candidate counted over the
- *               whole process (inherited counters), in rounds with a time
- *               budget that drop the candidates hit too often, until a
- *               round completes: exact totals, so probe costs are known;
- *   XU pilot    the program under the tool with the survivors: per-XU counts;
- *   choice      greedy: fires inside XUs, coefficient of variation across
- *               XUs, no |correlation| with a chosen event above a bound,
- *               summed cost within the slowdown budget;
+ *   rate pilot  the program with every uprobe candidate counted on every
+ *               CPU, in rounds that drop the candidates hit more often than
+ *               a whole run affords, until a round completes: exact
+ *               totals, so probe costs are known;
+ *   XU pilot    the program under the tool with the survivors, twice: per-XU
+ *               counts, and what of them holds between runs (by label);
+ *   choice      greedy over pairs: fires inside XUs, varies within
+ *               constructs, the most dependence within constructs with the
+ *               chosen ones (what the random control breaks), no twin
+ *               (|Pearson r| above a bound), summed cost within the budget;
  *   check       the chosen set against software events only, timed.
  */
 #ifndef OMPFUSE_AUTOEVENTS_H
@@ -31,7 +33,7 @@ typedef struct ompf_auto_opts {
     unsigned want;          /* events to choose (default 4) */
     double max_slowdown;    /* probes' estimated cost / runtime (0.10) */
     double min_cv;          /* coefficient of variation across XUs (0.10) */
-    double max_corr;        /* |Spearman| within constructs above it: a twin (0.90) */
+    double max_corr;        /* |Pearson r| within constructs above it: a twin (0.98) */
     double min_inside;      /* share of the count inside XUs (0.2) */
     const char *work_dir;   /* pilot profiles and manifests; created */
     const char *tool_path;  /* libompfuse.so; NULL: the default */
@@ -55,9 +57,10 @@ typedef struct ompf_auto_cand {
     double covered;      /* share of the XUs in which it fires */
     double cv;           /* within constructs (see autoevents/auto.c) */
     double cost_s;       /* estimated seconds of probe cost per run */
+    int emulated;        /* uprobe on an instruction the kernel emulates */
     int chosen;
     int soft;            /* rejected by a threshold only (the fallback may take it) */
-    char why[160];       /* the reason it was chosen or rejected */
+    char why[200];       /* the reason it was chosen or rejected */
 } ompf_auto_cand_t;
 
 enum { OMPF_AUTO_UPROBE = 0, OMPF_AUTO_TRACEPOINT = 1, OMPF_AUTO_SOFTWARE = 2 };
@@ -97,9 +100,13 @@ void ompf_auto_free_list(char **names, size_t n);
  * (not main nor the C runtime's), as uprobe:BINARY:FUNC+0xOFF; at most max
  * (spread evenly over the lines when there are more).  *n set; the array
  * and its strings are malloc'd (ompf_auto_free_list).  where[] gets
- * "file:line function" per candidate (same ownership). */
+ * "file:line function" per candidate (same ownership); emulated (NULL: not
+ * wanted) a malloc'd flag per candidate: 1 when the probed instruction is
+ * one x86 uprobes emulate (jmp, jcc, call, nop, push: no single-step, a
+ * hit an order of magnitude cheaper). */
 int ompf_auto_uprobe_candidates(const char *binary, size_t max, char ***names,
-                                char ***where, size_t *n, ompf_error_t *err);
+                                char ***where, unsigned char **emulated, size_t *n,
+                                ompf_error_t *err);
 /* The documented candidate tracepoints and software events. */
 size_t ompf_auto_tracepoint_candidates(const char *const **names);
 size_t ompf_auto_software_candidates(const char *const **names);
