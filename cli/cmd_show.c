@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "heap.h"
 #include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/profile.h"
@@ -196,6 +197,7 @@ int ompf_cmd_show(int argc, char **argv)
         fprintf(stderr, "ompfuse show: no profile given; usage: ompfuse show FILE...\n");
         return 2;
     }
+    ompf_cli_heap_reuse(); /* one profile after another */
     int status = 0;
     for (int i = optind; i < argc; i++) {
         ompf_profile_t *p = NULL;

@@ -1,0 +1,15 @@
+/* See heap.h. */
+#include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "heap.h"
+
+void ompf_cli_heap_reuse(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_MAX, 0);              /* large arrays from the heap, not mmap */
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);  /* and freed memory kept there */
+#endif
+}
