@@ -604,32 +604,53 @@ static void tl_chunk(ft_thread_t *t, ft_task_t *x,
     x->ctx[0].rank = 0;
 }
 
+/* One step of a bounded wait for another thread's store: spin briefly,
+ * then yield; 0 once 50 ms have passed since t0.  50 ms covers
+ * preemptions on an oversubscribed machine and bounds the cost where the
+ * store never comes (a runtime that stores nothing). */
+static int tl_wait_step(unsigned spin, const struct timespec *t0)
+{
+    if (spin < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return 1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - t0->tv_sec) * 1000000000L + (now.tv_nsec - t0->tv_nsec) > 50000000L)
+        return 0;
+    sched_yield();
+    return 1;
+}
+
 /* Waits (bounded) for the creating thread to store the chunk of a task
  * that a thief ran, and completed, before libomp stored it.  The task is
  * alive until this callback returns, and the creator stores the chunk a few
- * instructions after queueing the task unless it is preempted; 50 ms
- * covers preemptions on an oversubscribed machine and bounds the cost
- * where the store never comes (a runtime that stores nothing). */
+ * instructions after queueing the task unless it is preempted. */
 static uint64_t tl_wait_chunk(const ompt_dispatch_chunk_t *ch)
 {
     uint64_t it = __atomic_load_n(&ch->iterations, __ATOMIC_ACQUIRE);
-    struct timespec t0, now;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (unsigned spin = 0; it == 0; spin++) {
-        if (spin < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else {
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - t0.tv_sec) * 1000000000L +
-                    (now.tv_nsec - t0.tv_nsec) > 50000000L)
-                break;
-            sched_yield();
-        }
+    for (unsigned spin = 0; it == 0 && tl_wait_step(spin, &t0); spin++)
         it = __atomic_load_n(&ch->iterations, __ATOMIC_ACQUIRE);
-    }
     return it;
+}
+
+/* Waits (bounded) until some dispatch has told where libomp keeps a
+ * taskloop task's chunk: a thief can finish the very first chunk before any
+ * chunk has been dispatched (measured: 1 run in ~500 under ASan at 4
+ * threads lost that chunk).  Any later chunk's dispatch, on any thread,
+ * tells it. */
+static long tl_wait_off(void)
+{
+    long off = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned spin = 0; off == 0 && tl_wait_step(spin, &t0); spin++)
+        off = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
+    return off;
 }
 
 /* A taskloop task completed without a dispatch and without creating
@@ -643,6 +664,8 @@ static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
                                ompt_data_t *task_data)
 {
     long off = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
+    if (off == 0 && x->owner != t)
+        off = tl_wait_off();
     if (off > 0) {
         const ompt_dispatch_chunk_t *ch =
             (const ompt_dispatch_chunk_t *)((const char *)task_data + off);
