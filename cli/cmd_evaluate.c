@@ -1,7 +1,6 @@
 /* ompfuse evaluate: EPD and Correlation Error of profiles against reference
  * runs (evaluate/, docs/evaluation.md). */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,17 +7,7 @@
 #include <string.h>
 
 #include "autoevents_internal.h"
-
-static int fails;
-#define CHECK(c, ...)                                                                        \
-    do {                                                                                     \
-        if (!(c)) {                                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            fails++;                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
 
 static ompf_auto_t *make(size_t n)
 {

@@ -9,16 +9,7 @@
 
 #include "ompfuse/counters.h"
 
-static int fails;
-#define CHECK(c, ...)                                                       \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fprintf(stderr, "\n");                                          \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
+#include "check.h"
 
 static volatile long watched;
 
