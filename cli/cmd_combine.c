@@ -149,8 +149,9 @@ int ompf_cmd_combine(int argc, char **argv)
                         "destroy that input: choose another -o\n", out_path, i + 1, paths[i]);
         return 2;
     }
-    ompf_profile_t **in = calloc(n, sizeof *in);
-    if (!in) {
+    ompf_profile_t **in = calloc(n, sizeof *in), *labels = NULL;
+    if (!in || ompf_profile_create(&labels)) {
+        free(in);
         fprintf(stderr, "ompfuse combine: out of memory\n");
         return 2;
     }
@@ -165,7 +166,14 @@ int ompf_cmd_combine(int argc, char **argv)
         ompf_progress_update(prog, i);
         ompf_read_info_t info;
         memset(&info, 0, sizeof info);
-        int rc = ompf_profile_read(paths[i], &in[i], &info, &err);
+        /* All but the first input lean (profile.h): fusion reads their ids,
+         * types, labels, times (CTC: start and end, LGL: start) and values,
+         * 48-64 fewer bytes an XU. */
+        unsigned lean = OMPF_LEAN | (o.strategy == OMPF_FUSE_CTC   ? OMPF_LEAN_TIMES
+                                     : o.strategy == OMPF_FUSE_LGL ? OMPF_LEAN_START
+                                                                   : 0);
+        int rc = i == 0 ? ompf_profile_read(paths[i], &in[i], &info, &err)
+                        : ompf_profile_read_lean(paths[i], lean, &in[i], &info, &err);
         if (rc == OMPF_ETRUNC) {
             fprintf(stderr, "ompfuse combine: warning: %s is truncated (%s); "
                             "using the %" PRIu64 " XUs that were salvaged\n",
@@ -185,9 +193,15 @@ int ompf_cmd_combine(int argc, char **argv)
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
             goto out;
         }
+        /* Runs of one program share most labels: each is held once. */
+        if ((rc = ompf_profile_move_labels(in[i], labels))) {
+            fprintf(stderr, "ompfuse combine: %s: %s\n", paths[i], ompf_strerror(rc));
+            goto out;
+        }
         in_xus += ompf_xu_count(in[i]);
         ompf_progress_update(prog, i + 1);
     }
+    ompf_label_drop_index(labels);
     ompf_progress_destroy(prog);
     char what[64];
     snprintf(what, sizeof what, "combine %s", ompf_fuse_strategy_name(o.strategy));
@@ -215,6 +229,7 @@ out:
     ompf_progress_destroy(prog);
     for (size_t i = 0; i < n; i++)
         ompf_profile_destroy(in[i]);
+    ompf_profile_destroy(labels);
     free(in);
     return ret;
 }

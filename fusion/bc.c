@@ -255,7 +255,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
             for (size_t r = 0; r < n; r++)
                 ptup[j * n + r] = FZ_NONE;
             ptup[j * n + b] = i;
-            plab[j] = B->ulab[ompf_xu_get(B->p, i)->label];
+            plab[j] = fz_xu_ulab(B, i);
         }
         for (size_t s = 1; s < n && np; s++) {
             bc_step_t *S = &st[s];
@@ -275,7 +275,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
                     C[j * k + e] = v[S->cur_ev[e]];
             }
             for (size_t j = 0; j < nc; j++)
-                clab[j] = Q->ulab[ompf_xu_get(Q->p, cx[j])->label];
+                clab[j] = fz_xu_ulab(Q, cx[j]);
             if (labeled) {
                 for (size_t j = 0; j < np; j++) {
                     pkey[j].k1 = c->urank[plab[j]];

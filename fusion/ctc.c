@@ -12,7 +12,7 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t,
 {
     for (size_t j = 0; j < cnt; j++) {
         idx[j] = R->bytype[R->tstart[t] + j];
-        key[j] = ompf_xu_get(R->p, idx[j])->start_ns;
+        key[j] = fz_xu_start(R, idx[j]);
     }
     int rc = fz_radix_sort(key, idx, cnt);
     for (size_t a = 0; a < cnt && !rc;) {
@@ -24,9 +24,8 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t,
             if (!k)
                 return OMPF_ENOMEM;
             for (size_t j = a; j < b; j++) {
-                const ompf_xu_t *x = ompf_xu_get(R->p, idx[j]);
-                k[j - a].k1 = x->end_ns;
-                k[j - a].k2 = c->urank[R->ulab[x->label]];
+                k[j - a].k1 = fz_xu_end(R, idx[j]);
+                k[j - a].k2 = c->urank[fz_xu_ulab(R, idx[j])];
                 k[j - a].idx = idx[j];
             }
             fz_sort_keys(k, b - a);

@@ -119,9 +119,33 @@ static void ctx_free(fz_ctx_t *c)
     for (size_t g = 0; c->events && g < c->n_events; g++)
         free(c->events[g].name);
     free(c->events);
-    ompf_profile_destroy(c->ut);
+    ompf_profile_destroy(c->ut_own);
     free(c->urank);
     free(c->res.v);
+}
+
+/* A lean input (profile.h) holds what its role needs: the first input,
+ * whose records and parts the fused XUs take (it heads every combination
+ * order), is full; CTC orders by start and end, LGL equal labels by
+ * start. */
+static int lean_ok(const fz_ctx_t *c, size_t r)
+{
+    unsigned lean = ompf_profile_lean(c->runs[r].p);
+    const char *why = NULL;
+    if (!lean)
+        return 0;
+    if (r == 0)
+        why = "the first input gives the fused XUs their records: read it in full";
+    else if (!(lean & OMPF_LEAN_TIMES) && c->opts->strategy == OMPF_FUSE_CTC)
+        why = "CTC needs the XUs' times: read it with OMPF_LEAN_TIMES";
+    else if (!(lean & (OMPF_LEAN_TIMES | OMPF_LEAN_START)) &&
+             c->opts->strategy == OMPF_FUSE_LGL)
+        why = "LGL needs the XUs' start times: read it with OMPF_LEAN_START";
+    return why ? ompf_error_set(c->err, OMPF_EINVAL, "ompf_fuse: input %zu%s%s%s is lean: %s",
+                                r, c->runs[r].path ? " (" : "",
+                                c->runs[r].path ? c->runs[r].path : "",
+                                c->runs[r].path ? ")" : "", why)
+               : 0;
 }
 
 /* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given. */
@@ -160,13 +184,21 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
             rc = ompf_error_set(err, OMPF_EINVAL, "ompf_fuse: input %zu is NULL", r);
             goto done;
         }
-        c.runs[r].p = inputs[r];
-        c.runs[r].path = paths ? paths[r] : NULL;
-        c.runs[r].n_xu = ompf_xu_count(inputs[r]);
-        if (c.runs[r].n_xu >= FZ_NONE) {
+        fz_run_t *R = &c.runs[r];
+        R->p = inputs[r];
+        R->path = paths ? paths[r] : NULL;
+        R->n_xu = ompf_xu_count(inputs[r]);
+        if (R->n_xu >= FZ_NONE) {
             rc = ompf_error_set(err, OMPF_ERANGE, "input %zu has too many XUs", r);
             goto done;
         }
+        R->vtype = ompf_xu_view_u32(R->p, OMPF_XU_TYPE);
+        R->vlabel = ompf_xu_view_u32(R->p, OMPF_XU_LABEL);
+        R->vid = ompf_xu_view_u64(R->p, OMPF_XU_ID);
+        R->vstart = ompf_xu_view_u64(R->p, OMPF_XU_START);
+        R->vend = ompf_xu_view_u64(R->p, OMPF_XU_END);
+        if ((rc = lean_ok(&c, r)))
+            goto done;
     }
     if ((rc = fz_report_init(&c)))
         goto done;

@@ -162,18 +162,29 @@ int fz_match_events(fz_ctx_t *c)
  * order). */
 int fz_build_union_trie(fz_ctx_t *c)
 {
-    int rc = ompf_profile_create(&c->ut);
+    /* Inputs that share one trie (profile.h, "Shared labels": combine
+     * reads them so) need no other: their labels are its nodes. */
+    const ompf_profile_t *sp = ompf_profile_label_space(c->runs[0].p);
+    int shared = sp != c->runs[0].p;
+    for (size_t r = 1; r < c->n; r++)
+        shared &= ompf_profile_label_space(c->runs[r].p) == sp;
+    if (shared) {
+        c->ut = sp;
+        goto rank;
+    }
+    int rc = ompf_profile_create(&c->ut_own);
     if (rc)
         return rc;
+    c->ut = c->ut_own;
     /* Runs mostly share labels: the largest one is a good first size. */
     size_t most = 0;
     for (size_t r = 0; r < c->n; r++)
-        if (ompf_label_count(c->runs[r].p) > most)
-            most = ompf_label_count(c->runs[r].p);
-    if ((rc = ompf_label_reserve(c->ut, most)))
+        if (ompf_label_count(ompf_profile_label_space(c->runs[r].p)) > most)
+            most = ompf_label_count(ompf_profile_label_space(c->runs[r].p));
+    if ((rc = ompf_label_reserve(c->ut_own, most)))
         return rc;
     for (size_t r = 0; r < c->n; r++) {
-        const ompf_profile_t *p = c->runs[r].p;
+        const ompf_profile_t *p = ompf_profile_label_space(c->runs[r].p);
         size_t nl = ompf_label_count(p);
         uint32_t *m = malloc((nl ? nl : 1) * sizeof *m);
         if (!m)
@@ -188,7 +199,7 @@ int fz_build_union_trie(fz_ctx_t *c)
                 size_t a = i + d;
                 uint32_t pa = a < nl ? ompf_label_parent(p, (uint32_t)a) : OMPF_NONE32;
                 if (pa < i)
-                    ompf_label_prefetch(c->ut, m[pa],
+                    ompf_label_prefetch(c->ut_own, m[pa],
                                         ompf_label_component(p, (uint32_t)a), (int)s);
             }
             uint32_t par = ompf_label_parent(p, (uint32_t)i);
@@ -196,12 +207,13 @@ int fz_build_union_trie(fz_ctx_t *c)
                 return ompf_error_set(c->err, OMPF_EFORMAT,
                                       "%s: label node %zu has a later parent",
                                       c->rep->in_name[r], i);
-            if ((rc = ompf_label_child(c->ut, m[par],
+            if ((rc = ompf_label_child(c->ut_own, m[par],
                                        ompf_label_component(p, (uint32_t)i),
                                        &m[i])))
                 return rc;
         }
     }
+rank:
     /* Label order: only CTC's ties and BC's cells need it. */
     if (c->opts->strategy == OMPF_FUSE_LGL || c->opts->strategy == OMPF_FUSE_RANDOM)
         return 0;
@@ -221,7 +233,7 @@ int fz_group_by_type(fz_ctx_t *c)
         if (!R->tstart || !R->bytype)
             return OMPF_ENOMEM;
         for (size_t i = 0; i < R->n_xu; i++) {
-            uint32_t ct = ompf_xu_get(R->p, i)->type;
+            uint32_t ct = fz_xu_type(R, i);
             if (ct >= ompf_construct_count(R->p))
                 return ompf_error_set(c->err, OMPF_EFORMAT,
                                       "%s: XU %zu refers to a missing construct",
@@ -235,7 +247,7 @@ int fz_group_by_type(fz_ctx_t *c)
             return OMPF_ENOMEM;
         memcpy(pos, R->tstart, c->n_types * sizeof *pos);
         for (size_t i = 0; i < R->n_xu; i++)
-            R->bytype[pos[R->ctype[ompf_xu_get(R->p, i)->type]]++] = (uint32_t)i;
+            R->bytype[pos[R->ctype[fz_xu_type(R, i)]]++] = (uint32_t)i;
         free(pos);
     }
     return 0;

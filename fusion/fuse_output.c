@@ -221,7 +221,6 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
     /* LGL joins on the union node: every member of a tuple has the base's
      * label, and their common prefix is that label. */
     int same = c->opts->strategy == OMPF_FUSE_LGL;
-    const ompf_profile_t *base = c->runs[b].p;
     int rc = 0;
     for (size_t i = 0; i < nt && !rc; i++) {
         /* Other runs' XUs are in random places: fetch the records 16
@@ -230,20 +229,19 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
             const uint32_t *ta = R->sorted + (i + 16) * n;
             for (size_t r = 0; r < n; r++)
                 if (!same || r == b)
-                    __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
+                    __builtin_prefetch(&c->runs[r].vlabel.base[ta[r] * c->runs[r].vlabel.stride]);
         }
         if (i + 8 < nt) {
             const uint32_t *ta = R->sorted + (i + 8) * n;
             for (size_t r = 0; r < n; r++)
                 if (!same || r == b)
-                    __builtin_prefetch(&c->runs[r].ulab[ompf_xu_get(c->runs[r].p, ta[r])->label]);
+                    if (c->runs[r].ulab)
+                        __builtin_prefetch(&c->runs[r].ulab[fz_xu_label(&c->runs[r], ta[r])]);
         }
         const uint32_t *tp = R->sorted + i * n;
-        uint32_t u = c->runs[b].ulab[ompf_xu_get(base, tp[b])->label];
-        for (size_t r = 0; r < n && !same; r++) {
-            const ompf_xu_t *rx = ompf_xu_get(c->runs[r].p, tp[r]);
-            u = ompf_label_common(c->ut, u, c->runs[r].ulab[rx->label]);
-        }
+        uint32_t u = fz_xu_ulab(&c->runs[b], tp[b]);
+        for (size_t r = 0; r < n && !same; r++)
+            u = ompf_label_common(c->ut, u, fz_xu_ulab(&c->runs[r], tp[r]));
         rc = out_label(c, out, memo, u, &R->olab[i]);
     }
     free(memo);
@@ -267,7 +265,8 @@ static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
     if (i + 16 < nt) {
         const uint32_t *ta = R->sorted + (i + 16) * n;
         for (size_t r = 0; r < n; r++)
-            __builtin_prefetch(ompf_xu_get(c->runs[r].p, ta[r]));
+            __builtin_prefetch(r == b ? (const void *)ompf_xu_get(c->runs[r].p, ta[r])
+                                      : (const void *)&c->runs[r].vid.base[ta[r] * c->runs[r].vid.stride]);
         for (size_t g = 0; g < c->n_events; g++) {
             uint32_t q = c->events[g].provider;
             if (q != FZ_NONE)
@@ -289,7 +288,7 @@ static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
         *exact |= vals[g] >= 9007199254740992.0;
     }
     for (size_t r = 0; r < n; r++)
-        prov[r] = ompf_xu_get(c->runs[r].p, tp[r])->id;
+        prov[r] = fz_xu_id(&c->runs[r], tp[r]);
 }
 
 /* Calls fn(ctx, g, count) for every event of output XU i whose input
@@ -386,8 +385,7 @@ static int push_exact(void *ctx, size_t i, uint32_t g, uint64_t ex)
         R->cap_ex = cap;
     }
     const fz_ctx_t *c = R->c;
-    R->ex[R->n_ex++] = ompf_xu_get(c->runs[c->order[0]].p,
-                                   R->sorted[i * c->n + c->order[0]])->id;
+    R->ex[R->n_ex++] = fz_xu_id(&c->runs[c->order[0]], R->sorted[i * c->n + c->order[0]]);
     R->ex[R->n_ex++] = g;
     R->ex[R->n_ex++] = ex;
     return 0;

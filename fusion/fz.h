@@ -16,7 +16,9 @@ typedef struct fz_run {
     const char *path;
     size_t n_xu;
     uint32_t *ctype;    /* construct index -> global type */
-    uint32_t *ulab;     /* label node -> node of the union trie */
+    uint32_t *ulab;     /* label node -> node of the union trie; NULL when
+                           the labels are the union trie's nodes already
+                           (shared labels, profile.h): fz_xu_ulab() */
     int32_t *ev;        /* global event -> this run's event index, -1 when
                            absent, failed or without any value */
     uint8_t *novals;    /* global event -> 1 when this run marks it measured
@@ -24,7 +26,39 @@ typedef struct fz_run {
                            column): then ev is -1 too */
     uint32_t *tstart;   /* n_types + 1 offsets into bytype */
     uint32_t *bytype;   /* XU indices grouped by type, ascending index */
+    /* The XU fields the strategies read, through views that serve full
+     * and lean inputs alike (profile.h, "Lean profiles"): fz_xu_type()
+     * and the like. */
+    ompf_u32_view_t vtype, vlabel;
+    ompf_u64_view_t vid, vstart, vend;
 } fz_run_t;
+
+static inline uint32_t fz_xu_type(const fz_run_t *R, size_t i)
+{
+    return R->vtype.base[i * R->vtype.stride];
+}
+static inline uint32_t fz_xu_label(const fz_run_t *R, size_t i)
+{
+    return R->vlabel.base[i * R->vlabel.stride];
+}
+/* XU i's node in the union trie (ctx->ut). */
+static inline uint32_t fz_xu_ulab(const fz_run_t *R, size_t i)
+{
+    uint32_t l = fz_xu_label(R, i);
+    return R->ulab ? R->ulab[l] : l;
+}
+static inline uint64_t fz_xu_id(const fz_run_t *R, size_t i)
+{
+    return R->vid.base[i * R->vid.stride];
+}
+static inline uint64_t fz_xu_start(const fz_run_t *R, size_t i)
+{
+    return R->vstart.base[i * R->vstart.stride];
+}
+static inline uint64_t fz_xu_end(const fz_run_t *R, size_t i)
+{
+    return R->vend.base[i * R->vend.stride];
+}
 
 typedef struct fz_event {
     char *name;
@@ -77,7 +111,10 @@ typedef struct fz_ctx {
     size_t n_events;
     fz_event_t *events;
     uint32_t *order;     /* combination order (input indices) */
-    ompf_profile_t *ut;  /* union label trie of all inputs */
+    const ompf_profile_t *ut; /* union label trie of all inputs: ut_own, or
+                                 the trie the inputs share (profile.h,
+                                 "Shared labels") */
+    ompf_profile_t *ut_own;
     uint32_t *urank;     /* depth-first rank of every union node (CTC and
                             BC only; NULL for the others) */
     fz_tuples_t res;     /* fused tuples */

@@ -19,7 +19,7 @@ static int order_dups(const fz_run_t *R, uint32_t *idx, size_t m)
     if (!t)
         return OMPF_ENOMEM;
     for (size_t j = 0; j < m; j++) {
-        t[j].k1 = ompf_xu_get(R->p, idx[j])->start_ns;
+        t[j].k1 = fz_xu_start(R, idx[j]);
         t[j].k2 = idx[j];
         t[j].idx = idx[j];
     }
@@ -60,7 +60,7 @@ int fz_lgl(fz_ctx_t *c)
             l->pos = 0;
             for (size_t j = 0; j < l->n; j++) {
                 uint32_t i = R->bytype[R->tstart[t] + j];
-                l->key[j] = R->ulab[ompf_xu_get(R->p, i)->label];
+                l->key[j] = fz_xu_ulab(R, i);
                 l->idx[j] = i;
             }
             if ((rc = fz_radix_sort(l->key, l->idx, l->n)))

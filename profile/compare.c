@@ -74,6 +74,8 @@ static int compare_xus(const ompf_profile_t *a, const ompf_profile_t *b,
 {
     if (a->n_xu != b->n_xu)
         DIFF("XUs: %zu vs %zu", a->n_xu, b->n_xu);
+    if ((a->lean || b->lean) && a->n_xu)
+        DIFF("a lean profile (profile.h) cannot be compared XU by XU");
     for (size_t i = 0; i < a->n_xu; i++) {
         ompf_xu_t x = a->xu[i], y = b->xu[i];
         if (ompf_label_compare(a, x.label, b, y.label))

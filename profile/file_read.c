@@ -262,8 +262,9 @@ static void rd_free(rd_t *r)
     fmt_parts_free(&r->parts);
 }
 
-int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
-                          ompf_read_info_t *info, ompf_error_t *err)
+/* flags: 0, or OMPF_LEAN[|OMPF_LEAN_TIMES] (ompf_profile_read_lean). */
+static int read_mem(const void *buf, size_t len, const char *name, unsigned flags,
+                    ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
 {
     ompf_read_info_t dummy;
     if (!info)
@@ -276,6 +277,8 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_pr
     int rc = check_header(&r);
     if (!rc && ompf_profile_create(&r.p))
         rc = rd_oom(&r);
+    if (!rc && flags && ompf__lean_set(r.p, flags))
+        rc = ompf_error_set(err, OMPF_EINVAL, "%s: invalid lean flags 0x%x", r.name, flags);
     if (!rc)
         rc = pass1(&r);
     if (!rc && !r.ev_source && !(r.ev_source = calloc(1, sizeof *r.ev_source)))
@@ -321,8 +324,14 @@ int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_pr
     return ompf_error_set(err, OMPF_ETRUNC, "%s: %s", r.name, info->note);
 }
 
-int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *info,
-                      ompf_error_t *err)
+int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
+                          ompf_read_info_t *info, ompf_error_t *err)
+{
+    return read_mem(buf, len, name, 0, out, info, err);
+}
+
+static int read_file(const char *path, unsigned flags, ompf_profile_t **out,
+                     ompf_read_info_t *info, ompf_error_t *err)
 {
     if (out)
         *out = NULL;
@@ -350,8 +359,26 @@ int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *
         }
     }
     close(fd);
-    int rc = ompf_profile_read_mem(map, len, path, out, info, err);
+    int rc = read_mem(map, len, path, flags, out, info, err);
     if (map)
         munmap(map, len);
     return rc;
+}
+
+int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *info,
+                      ompf_error_t *err)
+{
+    return read_file(path, 0, out, info, err);
+}
+
+int ompf_profile_read_lean(const char *path, unsigned flags, ompf_profile_t **out,
+                           ompf_read_info_t *info, ompf_error_t *err)
+{
+    if (!(flags & OMPF_LEAN) || (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START))) {
+        if (out)
+            *out = NULL;
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_lean: invalid flags 0x%x",
+                              flags);
+    }
+    return read_file(path, flags, out, info, err);
 }

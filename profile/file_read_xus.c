@@ -141,7 +141,7 @@ static int dec_xus(rd_t *r, const xus_loc_t *loc, double *row)
             break;
         }
         size_t xi = ompf_xu_count(r->p) - 1;
-        if (nsrc) {
+        if (nsrc && !ompf_profile_lean(r->p)) {
             uint64_t *dst = ompf_xu_provenance(r->p, xi);
             for (size_t s = 0; s < nsrc; s++)
                 dst[s] = prov[s] - 1; /* stored as id + 1 */
@@ -170,7 +170,8 @@ int rd_pass2(rd_t *r)
     for (size_t i = 0; i < r->n_xus && !rc; i++)
         rc = dec_xus(r, &r->xus[i], row);
     free(row);
-    if (!rc) {
+    /* A lean profile keeps no parts (profile.h): they are not attached. */
+    if (!rc && !ompf_profile_lean(r->p)) {
         char msg[200] = "";
         r->chunk_type = 0;
         rc = fmt_parts_attach(&r->parts, r->p, r->truncated, &r->parts_dropped, msg, sizeof msg);

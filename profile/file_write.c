@@ -263,6 +263,9 @@ static int write_file(const ompf_profile_t *p, const ompf_xu_feed_t *feed, const
 {
     if (!p || !path || !*path)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_write: no profile or path");
+    if (ompf_profile_lean(p) && !feed)
+        return ompf_error_set(err, OMPF_EINVAL, "%s: a lean profile (profile.h) has no full "
+                              "XU records to write; read it with ompf_profile_read", path);
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);
     if (!tmp)

@@ -14,7 +14,7 @@ void fmt_enc_exact(fmt_buf_t *b, const ompf_profile_t *p, const uint64_t *pairs,
     size_t nev = p->n_ev;
     for (size_t i = 0; i < n; i++) {
         uint64_t slot = pairs[2 * i];
-        fmt_buf_uv(b, p->xu[slot / nev].id);
+        fmt_buf_uv(b, ompf__xu_id(p, slot / nev));
         fmt_buf_uv(b, slot % nev);
         fmt_buf_uv(b, pairs[2 * i + 1]);
     }
@@ -98,16 +98,16 @@ int fmt_exact_apply(const fmt_exact_t *x, ompf_profile_t *p, int truncated, char
             rc = OMPF_ENOMEM;
     }
     for (size_t i = 0; i < p->n_xu && !rc; i++) {
-        uint32_t k = fmt_idmap_get(&first, p->xu[i].id);
+        uint32_t k = fmt_idmap_get(&first, ompf__xu_id(p, i));
         if (k == UINT32_MAX)
             continue;
         if (used[k]) {
             snprintf(why, len, "exact counts refer to XU id %llu, which several XUs have",
-                     (unsigned long long)p->xu[i].id);
+                     (unsigned long long)ompf__xu_id(p, i));
             rc = OMPF_EFORMAT;
             break;
         }
-        for (size_t j = k; j < x->n && x->rec[j].xu == p->xu[i].id && !rc; j++) {
+        for (size_t j = k; j < x->n && x->rec[j].xu == ompf__xu_id(p, i) && !rc; j++) {
             const fmt_exact_rec_t *r = &x->rec[j];
             used[j] = 1;
             double d = r->event < p->n_ev ? p->values[i * p->n_ev + r->event] : 0;

@@ -11,6 +11,8 @@ int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uin
         return OMPF_EINVAL;
     if (i >= p->n_xu || n > OMPF_MAX_PARTS_PER_XU)
         return OMPF_ERANGE;
+    if (p->lean) /* a lean profile keeps no parts (profile.h) */
+        return OMPF_EINVAL;
     if (!n) {
         if (i < p->n_part_at)
             p->part_at[i] = 0;
@@ -42,7 +44,7 @@ int ompf_xu_has_parts(const ompf_profile_t *p, size_t i)
 const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
                                  ompf_part_t *one)
 {
-    if (!p || i >= p->n_xu) {
+    if (!p || i >= p->n_xu || p->lean) {
         *n = 0;
         return NULL;
     }

@@ -138,6 +138,7 @@ void ompf_profile_destroy(ompf_profile_t *p)
     free(p->con);
     ompf__label_free(p);
     free(p->xu);
+    ompf__lean_free(p);
     free(p->part);
     free(p->part_at);
     free(p->values);
@@ -366,7 +367,14 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 {
     if (!p)
         return OMPF_EINVAL;
-    if (ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
+    if (p->lean) {
+        /* the same capacity rule as ompf__grow, for every column */
+        size_t cap = p->cap_xu ? p->cap_xu : 16;
+        while (cap < n && cap <= SIZE_MAX / 2)
+            cap *= 2;
+        if (cap < n || ompf__lean_reserve(p, cap))
+            return OMPF_ENOMEM;
+    } else if (ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
         return OMPF_ENOMEM;
     /* Value and provenance rows follow the XU capacity. */
     n = p->cap_xu;
@@ -377,7 +385,7 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
                        sizeof *p->values))
             return OMPF_ENOMEM;
     }
-    if (p->n_src) {
+    if (p->n_src && !p->lean) {
         if (n > SIZE_MAX / p->n_src)
             return OMPF_ENOMEM;
         if (ompf__grow((void **)&p->prov, &p->cap_prov, n * p->n_src,
@@ -398,10 +406,13 @@ int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values)
     size_t need = p->n_xu + 1;
     if (need > p->cap_xu && ompf_xu_reserve(p, need + need / 2))
         return OMPF_ENOMEM;
-    p->xu[p->n_xu] = *xu;
+    if (p->lean)
+        ompf__lean_store(p, p->n_xu, xu);
+    else
+        p->xu[p->n_xu] = *xu;
     for (size_t e = 0; e < p->n_ev; e++)
         p->values[p->n_xu * p->n_ev + e] = values ? values[e] : OMPF_MISSING;
-    for (size_t s = 0; s < p->n_src; s++)
+    for (size_t s = 0; s < p->n_src && !p->lean; s++)
         p->prov[p->n_xu * p->n_src + s] = OMPF_NONE64;
     p->n_xu++;
     return 0;
@@ -414,7 +425,7 @@ size_t ompf_xu_count(const ompf_profile_t *p)
 
 const ompf_xu_t *ompf_xu_get(const ompf_profile_t *p, size_t i)
 {
-    return (p && i < p->n_xu) ? &p->xu[i] : NULL;
+    return (p && i < p->n_xu && p->xu) ? &p->xu[i] : NULL;
 }
 
 double *ompf_xu_values(ompf_profile_t *p, size_t i)
@@ -506,10 +517,10 @@ const ompf_source_t *ompf_source_get(const ompf_profile_t *p, uint32_t idx)
 
 uint64_t *ompf_xu_provenance(ompf_profile_t *p, size_t i)
 {
-    return (p && i < p->n_xu && p->n_src) ? p->prov + i * p->n_src : NULL;
+    return (p && i < p->n_xu && p->n_src && p->prov) ? p->prov + i * p->n_src : NULL;
 }
 
 const uint64_t *ompf_xu_provenance_const(const ompf_profile_t *p, size_t i)
 {
-    return (p && i < p->n_xu && p->n_src) ? p->prov + i * p->n_src : NULL;
+    return (p && i < p->n_xu && p->n_src && p->prov) ? p->prov + i * p->n_src : NULL;
 }

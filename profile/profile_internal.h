@@ -34,7 +34,17 @@ struct ompf_profile {
                            (ompf__label_drop_hash) */
 
     size_t n_xu, cap_xu, cap_val, cap_prov;
-    ompf_xu_t *xu;
+    ompf_xu_t *xu;  /* NULL in a lean profile */
+    /* Lean profile (lean.c; ompf_profile_read_lean): instead of xu[], each
+     * XU's id, type and label, and with OMPF_LEAN_TIMES its start and end;
+     * cap_xu entries each.  16 or 32 bytes an XU instead of 80, for a
+     * command that holds many large profiles (combine). */
+    unsigned lean; /* OMPF_LEAN flags; 0: full records in xu[] */
+    /* Set by ompf_profile_move_labels: the trie the XUs' labels index
+     * (label_move.c); this profile's own trie is then the root alone. */
+    const ompf_profile_t *label_space;
+    uint64_t *lx_id, *lx_start, *lx_end;
+    uint32_t *lx_type, *lx_label;
     double *values; /* n_xu x n_ev, row-major */
 
     /* Recorded parts (parts.c): XU i's are part[part_at[i] - 1 ..] (its
@@ -60,6 +70,16 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
+/* Lean storage (lean.c): makes an empty profile lean, grows its arrays to
+ * cap_xu, stores XU i, frees them. */
+int ompf__lean_set(ompf_profile_t *p, unsigned flags);
+int ompf__lean_reserve(ompf_profile_t *p, size_t n);
+void ompf__lean_store(ompf_profile_t *p, size_t i, const ompf_xu_t *xu);
+void ompf__lean_free(ompf_profile_t *p);
+static inline uint64_t ompf__xu_id(const ompf_profile_t *p, size_t i)
+{
+    return p->lean ? p->lx_id[i] : p->xu[i].id;
+}
 void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* Whether a double holds the count v exactly (profile/exact.c). */

@@ -297,6 +297,53 @@ const double *ompf_xu_values_const(const ompf_profile_t *p, size_t i);
 /* Reserves room for n XUs (optional, for speed). */
 int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 
+/* Lean profiles.  A command that holds many large profiles at once
+ * (combine) reads them lean (ompf_profile_read_lean, file.h): each XU keeps
+ * its id, type and label, with OMPF_LEAN_START its start_ns, with
+ * OMPF_LEAN_TIMES its start_ns and end_ns, besides its values and exact
+ * counts; no other field, no parts, no provenance: 16 to 32 bytes an XU
+ * instead of 80.  On a lean profile ompf_xu_get() returns NULL and
+ * ompf_xu_add() keeps only those fields: read XUs through the views below. */
+#define OMPF_LEAN 1u       /* id, type, label */
+#define OMPF_LEAN_TIMES 2u /* with OMPF_LEAN: start_ns and end_ns too */
+#define OMPF_LEAN_START 4u /* with OMPF_LEAN: start_ns too */
+/* Its OMPF_LEAN flags; 0 for a profile with full XU records. */
+unsigned ompf_profile_lean(const ompf_profile_t *p);
+/* A strided view of one XU field, lean or full alike: XU i's value is
+ * base[i * stride].  base is NULL when the profile does not hold the field
+ * (or has no XUs).  Valid until the next ompf_xu_add or ompf_xu_reserve. */
+typedef enum ompf_xu_field {
+    OMPF_XU_ID,    /* u64 */
+    OMPF_XU_TYPE,  /* u32 */
+    OMPF_XU_LABEL, /* u32 */
+    OMPF_XU_START, /* u64 */
+    OMPF_XU_END    /* u64 */
+} ompf_xu_field_t;
+typedef struct ompf_u32_view {
+    const uint32_t *base;
+    size_t stride;
+} ompf_u32_view_t;
+typedef struct ompf_u64_view {
+    const uint64_t *base;
+    size_t stride;
+} ompf_u64_view_t;
+ompf_u32_view_t ompf_xu_view_u32(const ompf_profile_t *p, ompf_xu_field_t f);
+ompf_u64_view_t ompf_xu_view_u64(const ompf_profile_t *p, ompf_xu_field_t f);
+
+/* Shared labels.  A command that holds many runs of one program (combine)
+ * keeps each label once: ompf_profile_move_labels(p, space) adds every
+ * label of p to space's trie (space may be a profile used for nothing
+ * else), makes each XU's label field the node in space, and leaves p's own
+ * trie the root alone.  Call it after p's XUs are all added.
+ * ompf_profile_label_space() is the profile whose trie the XU labels
+ * index: space after the move, else p itself.  OMPF_EINVAL when p's
+ * labels were moved already. */
+int ompf_profile_move_labels(ompf_profile_t *p, ompf_profile_t *space);
+const ompf_profile_t *ompf_profile_label_space(const ompf_profile_t *p);
+/* Frees p's label lookup index (about 16 bytes a label), for a trie that
+ * is complete; the next ompf_label_child() builds it again. */
+void ompf_label_drop_index(ompf_profile_t *p);
+
 /* Exact counts.  A value is a double, which holds every integer up to 2^53
  * but not every one above (2^53 + 1 has none).  A count up to 2^64-1 keeps
  * its exact value in a sparse table beside the row (values up to 2^53,

@@ -1,7 +1,8 @@
 /* ompf_fuse_write (the fused XUs streamed to the file chunk by chunk) writes
  * byte for byte what ompf_fuse + ompf_profile_write write, for every
  * strategy, across chunk boundaries (more than 65536 fused XUs), with
- * recorded parts on base XUs and exact counts above 2^53. */
+ * recorded parts on base XUs and exact counts above 2^53; and the same
+ * from lean inputs with shared labels, as combine reads them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,10 +121,96 @@ static void test_stream_equals_memory(void **state)
         ompf_profile_destroy(in[i]);
 }
 
+/* Fuses files fp[0..3) read as combine reads them (the first in full
+ * unless first_lean, the others lean with flags, or full when flags is 0;
+ * all labels moved into one trie when share is 1, input 1's alone when
+ * 2) into out; returns the first error code. */
+static int fuse_files(const char *const *fp, int strategy, unsigned flags, int first_lean,
+                      int share, const char *out, ompf_error_t *err)
+{
+    ompf_profile_t *in[3] = {NULL, NULL, NULL}, *space;
+    FZT_CHECK(ompf_profile_create(&space));
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; i++) {
+        rc = flags && (i || first_lean) ? ompf_profile_read_lean(fp[i], flags, &in[i], NULL, err)
+                                        : ompf_profile_read(fp[i], &in[i], NULL, err);
+        if (!rc && (share == 1 || (share == 2 && i == 1)))
+            FZT_CHECK(ompf_profile_move_labels(in[i], space));
+    }
+    ompf_fuse_opts_t o;
+    ompf_fuse_opts_init(&o);
+    o.strategy = strategy;
+    ompf_fuse_report_t *rep = NULL;
+    if (!rc)
+        rc = ompf_fuse_write((const ompf_profile_t *const *)in, fp, 3, &o, out, &rep, err);
+    ompf_fuse_report_destroy(rep);
+    for (int i = 0; i < 3; i++)
+        ompf_profile_destroy(in[i]);
+    ompf_profile_destroy(space);
+    return rc;
+}
+
+/* What combine does (lean inputs but the first, one shared label trie)
+ * writes byte for byte what full inputs give, for every strategy; an input
+ * lean in a way its role cannot use is an error that says so. */
+static void test_lean_inputs(void **state)
+{
+    (void)state;
+    const char *fp[3] = {"lean_a.ompf", "lean_b.ompf", "lean_c.ompf"};
+    ompf_error_t err;
+    for (unsigned r = 0; r < 3; r++) {
+        ompf_profile_t *p = make_run(r);
+        assert_int_equal(ompf_profile_write(p, fp[r], &err), 0);
+        ompf_profile_destroy(p);
+    }
+    static const int strat[] = {OMPF_FUSE_LGL, OMPF_FUSE_CTC, OMPF_FUSE_RANDOM,
+                                OMPF_FUSE_BC, OMPF_FUSE_BC_UNLABELED};
+    /* each strategy with the leanest reading it accepts, and with times */
+    static const unsigned need[] = {OMPF_LEAN | OMPF_LEAN_START, OMPF_LEAN | OMPF_LEAN_TIMES,
+                                    OMPF_LEAN, OMPF_LEAN, OMPF_LEAN};
+    for (size_t s = 0; s < sizeof strat / sizeof *strat; s++) {
+        assert_int_equal(fuse_files(fp, strat[s], 0, 0, 0, "lean_full.ompf", &err), 0);
+        size_t la, lb;
+        char *a = slurp("lean_full.ompf", &la);
+        unsigned fl[2] = {need[s], OMPF_LEAN | OMPF_LEAN_TIMES};
+        for (int k = 0; k < 2; k++)
+            for (int share = 0; share < 3; share++) {
+                int rc = fuse_files(fp, strat[s], fl[k], 0, share, "lean_lean.ompf", &err);
+                if (rc)
+                    fprintf(stderr, "%s: %s\n", ompf_fuse_strategy_name(strat[s]), err.msg);
+                assert_int_equal(rc, 0);
+                char *b = slurp("lean_lean.ompf", &lb);
+                assert_int_equal(la, lb);
+                assert_memory_equal(a, b, la);
+                free(b);
+            }
+        free(a);
+    }
+    /* the first input lean; CTC without end times; LGL without starts */
+    assert_int_equal(fuse_files(fp, OMPF_FUSE_BC, OMPF_LEAN, 1, 1, "lean_x.ompf", &err),
+                     OMPF_EINVAL);
+    assert_non_null(strstr(err.msg, "input 0 (lean_a.ompf) is lean: the first input"));
+    assert_int_equal(fuse_files(fp, OMPF_FUSE_CTC, OMPF_LEAN | OMPF_LEAN_START, 0, 1,
+                                "lean_x.ompf", &err), OMPF_EINVAL);
+    assert_non_null(strstr(err.msg, "input 1 (lean_b.ompf) is lean: CTC needs"));
+    assert_int_equal(fuse_files(fp, OMPF_FUSE_LGL, OMPF_LEAN, 0, 1, "lean_x.ompf", &err),
+                     OMPF_EINVAL);
+    assert_non_null(strstr(err.msg, "input 1 (lean_b.ompf) is lean: LGL needs"));
+    assert_int_equal(fuse_files(fp, OMPF_FUSE_LGL, OMPF_LEAN | 8u, 0, 1, "lean_x.ompf", &err),
+                     OMPF_EINVAL); /* an unknown flag: the reader refuses it */
+    assert_non_null(strstr(err.msg, "invalid flags"));
+    assert_int_equal(access("lean_x.ompf", F_OK), -1);
+    for (int r = 0; r < 3; r++)
+        unlink(fp[r]);
+    unlink("lean_full.ompf");
+    unlink("lean_lean.ompf");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_equals_memory),
+        cmocka_unit_test(test_lean_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
