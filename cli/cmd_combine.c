@@ -172,8 +172,9 @@ int ompf_cmd_combine(int argc, char **argv)
         unsigned lean = OMPF_LEAN | (o.strategy == OMPF_FUSE_CTC   ? OMPF_LEAN_TIMES
                                      : o.strategy == OMPF_FUSE_LGL ? OMPF_LEAN_START
                                                                    : 0);
-        int rc = i == 0 ? ompf_profile_read(paths[i], &in[i], &info, &err)
-                        : ompf_profile_read_lean(paths[i], lean, &in[i], &info, &err);
+        /* Runs of one program share most labels: each is held once, in
+         * one trie, which is the union trie fusion needs. */
+        int rc = ompf_profile_read_into(paths[i], i ? lean : 0, labels, &in[i], &info, &err);
         if (rc == OMPF_ETRUNC) {
             fprintf(stderr, "ompfuse combine: warning: %s is truncated (%s); "
                             "using the %" PRIu64 " XUs that were salvaged\n",
@@ -191,11 +192,6 @@ int ompf_cmd_combine(int argc, char **argv)
         /* messages and the result name constructs by their key */
         if (ompf_resolve_constructs(in[i], &err) < 0) {
             fprintf(stderr, "ompfuse combine: %s\n", err.msg);
-            goto out;
-        }
-        /* Runs of one program share most labels: each is held once. */
-        if ((rc = ompf_profile_move_labels(in[i], labels))) {
-            fprintf(stderr, "ompfuse combine: %s: %s\n", paths[i], ompf_strerror(rc));
             goto out;
         }
         in_xus += ompf_xu_count(in[i]);

@@ -262,9 +262,11 @@ static void rd_free(rd_t *r)
     fmt_parts_free(&r->parts);
 }
 
-/* flags: 0, or OMPF_LEAN[|OMPF_LEAN_TIMES] (ompf_profile_read_lean). */
+/* flags: 0, or OMPF_LEAN with its options; labels: NULL, or the shared
+ * trie (ompf_profile_read_into). */
 static int read_mem(const void *buf, size_t len, const char *name, unsigned flags,
-                    ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
+                    ompf_profile_t *labels, ompf_profile_t **out, ompf_read_info_t *info,
+                    ompf_error_t *err)
 {
     ompf_read_info_t dummy;
     if (!info)
@@ -279,6 +281,11 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
         rc = rd_oom(&r);
     if (!rc && flags && ompf__lean_set(r.p, flags))
         rc = ompf_error_set(err, OMPF_EINVAL, "%s: invalid lean flags 0x%x", r.name, flags);
+    r.lt = r.p;
+    if (!rc && labels) {
+        r.p->label_space = labels;
+        r.lt = labels;
+    }
     if (!rc)
         rc = pass1(&r);
     if (!rc && !r.ev_source && !(r.ev_source = calloc(1, sizeof *r.ev_source)))
@@ -287,7 +294,7 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
         rc = rd_resolve(&r);
     /* The labels are complete: their hash goes before the XUs come (peak
      * memory); a later lookup rebuilds it. */
-    if (!rc)
+    if (!rc && r.lt == r.p)
         ompf__label_drop_hash(r.p);
     if (!rc)
         rc = rd_pass2(&r);
@@ -327,11 +334,11 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
                           ompf_read_info_t *info, ompf_error_t *err)
 {
-    return read_mem(buf, len, name, 0, out, info, err);
+    return read_mem(buf, len, name, 0, NULL, out, info, err);
 }
 
-static int read_file(const char *path, unsigned flags, ompf_profile_t **out,
-                     ompf_read_info_t *info, ompf_error_t *err)
+static int read_file(const char *path, unsigned flags, ompf_profile_t *labels,
+                     ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
 {
     if (out)
         *out = NULL;
@@ -359,7 +366,7 @@ static int read_file(const char *path, unsigned flags, ompf_profile_t **out,
         }
     }
     close(fd);
-    int rc = read_mem(map, len, path, flags, out, info, err);
+    int rc = read_mem(map, len, path, flags, labels, out, info, err);
     if (map)
         munmap(map, len);
     return rc;
@@ -368,17 +375,21 @@ static int read_file(const char *path, unsigned flags, ompf_profile_t **out,
 int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *info,
                       ompf_error_t *err)
 {
-    return read_file(path, 0, out, info, err);
+    return read_file(path, 0, NULL, out, info, err);
 }
 
-int ompf_profile_read_lean(const char *path, unsigned flags, ompf_profile_t **out,
-                           ompf_read_info_t *info, ompf_error_t *err)
+int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
+                           ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
 {
-    if (!(flags & OMPF_LEAN) || (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START))) {
+    if ((flags && !(flags & OMPF_LEAN)) ||
+        (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START)) ||
+        (labels && ompf_profile_label_space(labels) != labels)) {
         if (out)
             *out = NULL;
-        return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_lean: invalid flags 0x%x",
-                              flags);
+        if (info)
+            memset(info, 0, sizeof *info);
+        return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_into: invalid flags 0x%x "
+                              "or a label trie that is not its own", flags);
     }
-    return read_file(path, flags, out, info, err);
+    return read_file(path, flags, labels, out, info, err);
 }

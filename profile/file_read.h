@@ -66,6 +66,8 @@ typedef struct rd {
     fmt_idmap_t lab_map; /* label id -> record index; after resolution,
                             label id -> trie node or LABEL_DROPPED */
     uint32_t *lab_node;  /* record index -> trie node (NONE32: dropped) */
+    ompf_profile_t *lt;  /* the trie labels go to: p, or the shared one
+                            (ompf_profile_read_into) */
 
     thread_rec_t *th;
     size_t n_th, cap_th;

@@ -61,8 +61,11 @@ static int build_labels(rd_t *r)
     r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
     unsigned char *state = calloc(n + 1, 1); /* 0 new, 1 on stack, 2 done */
     uint32_t *stack = malloc((n + 1) * sizeof *stack);
-    /* n records make at most n nodes: the trie never rehashes */
-    if (!r->lab_node || !state || !stack || ompf_label_reserve(r->p, n + 1)) {
+    /* n records make at most n nodes: the trie never rehashes (a shared
+     * trie mostly holds them already: room for the larger of the two) */
+    size_t have = ompf_label_count(r->lt);
+    if (!r->lab_node || !state || !stack ||
+        ompf_label_reserve(r->lt, have > n + 1 ? have : n + 1)) {
         free(state);
         free(stack);
         return rd_oom(r);
@@ -80,9 +83,9 @@ static int build_labels(rd_t *r)
             uint64_t pid = r->lab[a].parent;
             uint32_t pr = pid ? fmt_idmap_get(&r->lab_map, pid) : NONE32;
             if (!pid)
-                ompf_label_prefetch(r->p, OMPF_LABEL_ROOT, r->lab[a].comp, (int)s);
+                ompf_label_prefetch(r->lt, OMPF_LABEL_ROOT, r->lab[a].comp, (int)s);
             else if (pr < n && state[pr] == 2 && r->lab_node[pr] != NONE32)
-                ompf_label_prefetch(r->p, r->lab_node[pr], r->lab[a].comp, (int)s);
+                ompf_label_prefetch(r->lt, r->lab_node[pr], r->lab[a].comp, (int)s);
         }
         if (state[i] == 2)
             continue;
@@ -125,8 +128,8 @@ static int build_labels(rd_t *r)
             uint32_t k = stack[--sp];
             uint32_t node = NONE32;
             if (top_node != NONE32) {
-                int arc = ompf_label_child(r->p, top_node, r->lab[k].comp, &node);
-                if (arc == OMPF_ERANGE && ompf_label_depth(r->p, top_node) >=
+                int arc = ompf_label_child(r->lt, top_node, r->lab[k].comp, &node);
+                if (arc == OMPF_ERANGE && ompf_label_depth(r->lt, top_node) >=
                                               OMPF_MAX_LABEL_DEPTH) {
                     rc = rd_fail(r, OMPF_ERANGE, "label id %llu is deeper than %u components, "
                               "the limit OMPF_MAX_LABEL_DEPTH (docs/format.md, Limits)",

@@ -399,7 +399,8 @@ int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values)
 {
     if (!p || !xu)
         return OMPF_EINVAL;
-    if (xu->type >= p->n_con || xu->label >= p->n_lab ||
+    if (xu->type >= p->n_con ||
+        xu->label >= (p->label_space ? p->label_space : p)->n_lab ||
         xu->kind >= OMPF_XU_KIND_COUNT ||
         (p->n_th && xu->thread >= p->n_th))
         return OMPF_ERANGE;

@@ -35,7 +35,7 @@ struct ompf_profile {
 
     size_t n_xu, cap_xu, cap_val, cap_prov;
     ompf_xu_t *xu;  /* NULL in a lean profile */
-    /* Lean profile (lean.c; ompf_profile_read_lean): instead of xu[], each
+    /* Lean profile (lean.c; ompf_profile_read_into): instead of xu[], each
      * XU's id, type and label, and with OMPF_LEAN_TIMES its start and end;
      * cap_xu entries each.  16 or 32 bytes an XU instead of 80, for a
      * command that holds many large profiles (combine). */

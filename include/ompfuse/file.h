@@ -50,12 +50,16 @@ typedef struct ompf_read_info {
  * err names the file and the problem. */
 int ompf_profile_read(const char *path, ompf_profile_t **out,
                       ompf_read_info_t *info, ompf_error_t *err);
-/* The same, lean (profile.h, "Lean profiles"): flags is OMPF_LEAN,
- * optionally | OMPF_LEAN_START or OMPF_LEAN_TIMES.  The file is checked as by
- * ompf_profile_read (the same errors for the same files), but for the
- * recorded parts, which are not kept and so not matched to their XUs. */
-int ompf_profile_read_lean(const char *path, unsigned flags, ompf_profile_t **out,
-                           ompf_read_info_t *info, ompf_error_t *err);
+/* The same, for a command that holds many runs at once (combine): flags 0
+ * reads in full, OMPF_LEAN (optionally | OMPF_LEAN_START or
+ * OMPF_LEAN_TIMES) lean (profile.h, "Lean profiles"); labels, when not
+ * NULL, is the trie the labels go to, as if ompf_profile_move_labels(*out,
+ * labels) followed (profile.h, "Shared labels"), but without building the
+ * profile's own trie first.  The file is checked as by ompf_profile_read
+ * (the same errors for the same files), but a lean read does not match the
+ * recorded parts, which it does not keep, to their XUs. */
+int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
+                           ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err);
 /* Same from memory (fuzzing, tests); name is used in messages. */
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name,
                           ompf_profile_t **out, ompf_read_info_t *info,

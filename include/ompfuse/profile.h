@@ -298,7 +298,7 @@ const double *ompf_xu_values_const(const ompf_profile_t *p, size_t i);
 int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 
 /* Lean profiles.  A command that holds many large profiles at once
- * (combine) reads them lean (ompf_profile_read_lean, file.h): each XU keeps
+ * (combine) reads them lean (ompf_profile_read_into, file.h): each XU keeps
  * its id, type and label, with OMPF_LEAN_START its start_ns, with
  * OMPF_LEAN_TIMES its start_ns and end_ns, besides its values and exact
  * counts; no other field, no parts, no provenance: 16 to 32 bytes an XU

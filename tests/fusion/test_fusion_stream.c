@@ -123,8 +123,8 @@ static void test_stream_equals_memory(void **state)
 
 /* Fuses files fp[0..3) read as combine reads them (the first in full
  * unless first_lean, the others lean with flags, or full when flags is 0;
- * all labels moved into one trie when share is 1, input 1's alone when
- * 2) into out; returns the first error code. */
+ * all labels in one trie when share is 1, input 1's alone moved into one
+ * when 2) into out; returns the first error code. */
 static int fuse_files(const char *const *fp, int strategy, unsigned flags, int first_lean,
                       int share, const char *out, ompf_error_t *err)
 {
@@ -132,9 +132,14 @@ static int fuse_files(const char *const *fp, int strategy, unsigned flags, int f
     FZT_CHECK(ompf_profile_create(&space));
     int rc = 0;
     for (int i = 0; i < 3 && !rc; i++) {
-        rc = flags && (i || first_lean) ? ompf_profile_read_lean(fp[i], flags, &in[i], NULL, err)
-                                        : ompf_profile_read(fp[i], &in[i], NULL, err);
-        if (!rc && (share == 1 || (share == 2 && i == 1)))
+        unsigned fl = flags && (i || first_lean) ? flags : 0;
+        /* shared labels read into the trie (share 1: and input 1 moved
+         * into it after a read of its own) */
+        if (share == 1 && i != 1)
+            rc = ompf_profile_read_into(fp[i], fl, space, &in[i], NULL, err);
+        else
+            rc = ompf_profile_read_into(fp[i], fl, NULL, &in[i], NULL, err);
+        if (!rc && (share == 1 || share == 2) && i == 1)
             FZT_CHECK(ompf_profile_move_labels(in[i], space));
     }
     ompf_fuse_opts_t o;

@@ -119,7 +119,7 @@ static void test_lean_fields(void **state)
                                      OMPF_LEAN | OMPF_LEAN_TIMES,
                                      OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START};
     for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
-        assert_int_equal(ompf_profile_read_lean(path, flags[k], &q, NULL, &err), 0);
+        assert_int_equal(ompf_profile_read_into(path, flags[k], NULL, &q, NULL, &err), 0);
         same_as_full(p, q, flags[k]);
         /* a lean profile has nothing to write or compare record by record */
         char out[1100];
@@ -136,10 +136,10 @@ static void test_lean_fields(void **state)
         ompf_profile_destroy(q);
     }
     /* flags that are no lean reading */
-    static const unsigned bad[] = {0, OMPF_LEAN_TIMES, OMPF_LEAN | 8u};
+    static const unsigned bad[] = {OMPF_LEAN_START, OMPF_LEAN_TIMES, OMPF_LEAN | 8u};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         q = (ompf_profile_t *)1;
-        assert_int_equal(ompf_profile_read_lean(path, bad[k], &q, NULL, &err), OMPF_EINVAL);
+        assert_int_equal(ompf_profile_read_into(path, bad[k], NULL, &q, NULL, &err), OMPF_EINVAL);
         assert_null(q);
         assert_non_null(strstr(err.msg, "invalid flags"));
     }
@@ -172,7 +172,7 @@ static void test_lean_errors(void **state)
         ompf_error_t e1, e2;
         ompf_read_info_t i1, i2;
         int r1 = ompf_profile_read(bad, &p, &i1, &e1);
-        int r2 = ompf_profile_read_lean(bad, OMPF_LEAN | OMPF_LEAN_TIMES, &q, &i2, &e2);
+        int r2 = ompf_profile_read_into(bad, OMPF_LEAN | OMPF_LEAN_TIMES, NULL, &q, &i2, &e2);
         assert_true(r1 != 0);
         assert_int_equal(r1, r2);
         assert_string_equal(e1.msg, e2.msg);
@@ -194,7 +194,7 @@ static void test_move_labels(void **state)
     ompf_error_t err;
     assert_int_equal(ompf_profile_read(path, &p, NULL, &err), 0);
     assert_int_equal(ompf_profile_read(path, &r, NULL, &err), 0);
-    assert_int_equal(ompf_profile_read_lean(path, OMPF_LEAN, &q, NULL, &err), 0);
+    assert_int_equal(ompf_profile_read_into(path, OMPF_LEAN, NULL, &q, NULL, &err), 0);
     assert_int_equal(ompf_profile_create(&space), 0);
     assert_ptr_equal(ompf_profile_label_space(q), q);
     assert_int_equal(ompf_profile_move_labels(q, space), 0);
@@ -215,6 +215,23 @@ static void test_move_labels(void **state)
         assert_string_equal(a, b);
         assert_string_equal(a, c);
     }
+    /* read straight into the trie: the same nodes, nothing added */
+    ompf_profile_t *s2;
+    size_t had = ompf_label_count(space);
+    assert_int_equal(ompf_profile_read_into(path, OMPF_LEAN | OMPF_LEAN_START, space, &s2, NULL,
+                                            &err), 0);
+    assert_int_equal(ompf_label_count(space), had);
+    assert_ptr_equal(ompf_profile_label_space(s2), space);
+    assert_int_equal(ompf_label_count(s2), 1);
+    ompf_u32_view_t l2 = ompf_xu_view_u32(s2, OMPF_XU_LABEL);
+    for (size_t i = 0; i < ompf_xu_count(p); i++)
+        assert_int_equal(l2.base[i * l2.stride], lq.base[i * lq.stride]);
+    assert_int_equal(ompf_profile_move_labels(s2, space), OMPF_EINVAL);
+    /* a trie that is itself in another's cannot take labels */
+    ompf_profile_t *s3 = (ompf_profile_t *)1;
+    assert_int_equal(ompf_profile_read_into(path, 0, q, &s3, NULL, &err), OMPF_EINVAL);
+    assert_null(s3);
+    ompf_profile_destroy(s2);
     /* a label only one of them has is added after the index was dropped */
     uint32_t node, again;
     assert_int_equal(ompf_label_child(space, OMPF_LABEL_ROOT, 987654321, &node), 0);
