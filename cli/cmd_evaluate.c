@@ -239,6 +239,9 @@ int ompf_cmd_evaluate(int argc, char **argv)
     }
     rin.take = take_reference;
     rin.take_ctx = ev;
+    /* EPD reads each XU's type and values only: 16 bytes an XU instead
+     * of the 80-byte record (profile.h, "Lean profiles"). */
+    rin.lean = tin.lean = OMPF_LEAN;
     for (size_t i = 0; i < nrefs; i++) {
         char note[700];
         if (ompf_inputs_add_references(&rin, refs[i], any_mode, PROG, NULL,

@@ -148,8 +148,9 @@ int ompf__colset_build(ompf_eval_t *ev, const ompf_profile_t *p,
         if (t >= 0)
             tmap[k] = (uint32_t)t;
     }
+    ompf_u32_view_t vt = ompf_xu_view_u32(p, OMPF_XU_TYPE); /* lean or full */
     for (size_t i = 0; i < nxu; i++) {
-        uint32_t ty = ompf_xu_get(p, i)->type;
+        uint32_t ty = vt.base[i * vt.stride];
         c->type[i] = ty < ncons ? tmap[ty] : OMPF_NONE32;
     }
     free(tmap);

@@ -26,7 +26,7 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-static int read_profile(const char *path, const char *prog,
+static int read_profile(const char *path, const char *prog, unsigned lean,
                         ompf_profile_t **out, ompf_error_t *err)
 {
     ompf_profile_t *p = NULL;
@@ -44,7 +44,7 @@ static int read_profile(const char *path, const char *prog,
             return rc;
     } else {
         ompf_read_info_t info;
-        rc = ompf_profile_read(path, &p, &info, err);
+        rc = ompf_profile_read_into(path, lean, NULL, &p, &info, err);
         if (rc == OMPF_ETRUNC) {
             fprintf(stderr, "%s: warning: %s (using the salvaged part)\n",
                     prog, err->msg);
@@ -105,7 +105,7 @@ static int load_one(ompf_inputs_t *in, const char *path, const char *name,
                     const char *prog, ompf_error_t *err)
 {
     ompf_profile_t *p = NULL;
-    int rc = read_profile(path, prog, &p, err);
+    int rc = read_profile(path, prog, in->lean, &p, err);
     return rc ? rc : append(in, path, name, p, err);
 }
 
@@ -251,7 +251,7 @@ int ompf_inputs_add_references(ompf_inputs_t *in, const char *arg,
                               arg, strerror(errno));
     if (!S_ISDIR(st.st_mode)) {
         ompf_profile_t *p = NULL;
-        int rc = read_profile(arg, prog, &p, err);
+        int rc = read_profile(arg, prog, in->lean, &p, err);
         if (rc)
             return rc;
         const char *mode = ompf_meta_get(p, "mode");
@@ -280,7 +280,7 @@ int ompf_inputs_add_references(ompf_inputs_t *in, const char *arg,
     char mbuf[8][32];
     for (size_t i = 0; i < nf && !rc; i++) {
         ompf_profile_t *p = NULL;
-        if ((rc = read_profile(files[i], prog, &p, err)))
+        if ((rc = read_profile(files[i], prog, in->lean, &p, err)))
             break;
         const char *mode = ompf_meta_get(p, "mode");
         if (any_mode || ompf_mode_is_reference(mode)) {

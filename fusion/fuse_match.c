@@ -190,28 +190,11 @@ int fz_build_union_trie(fz_ctx_t *c)
         if (!m)
             return OMPF_ENOMEM;
         c->runs[r].ulab = m;
-        m[0] = OMPF_LABEL_ROOT;
-        /* A node's parent always precedes it (nodes are appended).  Most
-         * lookups hit random memory: prefetch the slots 16 nodes ahead
-         * and their nodes 8 ahead (parents already mapped). */
-        for (size_t i = 1; i < nl; i++) {
-            for (size_t d = 8, s = 1; d <= 16; d += 8, s--) {
-                size_t a = i + d;
-                uint32_t pa = a < nl ? ompf_label_parent(p, (uint32_t)a) : OMPF_NONE32;
-                if (pa < i)
-                    ompf_label_prefetch(c->ut_own, m[pa],
-                                        ompf_label_component(p, (uint32_t)a), (int)s);
-            }
-            uint32_t par = ompf_label_parent(p, (uint32_t)i);
-            if (par >= i)
-                return ompf_error_set(c->err, OMPF_EFORMAT,
-                                      "%s: label node %zu has a later parent",
-                                      c->rep->in_name[r], i);
-            if ((rc = ompf_label_child(c->ut_own, m[par],
-                                       ompf_label_component(p, (uint32_t)i),
-                                       &m[i])))
-                return rc;
-        }
+        if ((rc = ompf_label_map_into(p, c->ut_own, m)))
+            return rc == OMPF_EFORMAT
+                       ? ompf_error_set(c->err, rc, "%s: a label node has a later parent",
+                                        c->rep->in_name[r])
+                       : rc;
     }
 rank:
     /* Label order: only CTC's ties and BC's cells need it. */

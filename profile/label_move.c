@@ -5,15 +5,12 @@
 
 #include "profile_internal.h"
 
-int ompf_profile_move_labels(ompf_profile_t *p, ompf_profile_t *space)
+int ompf_label_map_into(const ompf_profile_t *p, ompf_profile_t *dst, uint32_t *map)
 {
-    if (!p || !space || p == space || p->label_space)
+    if (!p || !dst || !map || p == dst)
         return OMPF_EINVAL;
     size_t nl = p->n_lab;
-    uint32_t *m = malloc((nl ? nl : 1) * sizeof *m);
-    if (!m)
-        return OMPF_ENOMEM;
-    m[0] = OMPF_LABEL_ROOT;
+    map[0] = OMPF_LABEL_ROOT;
     int rc = 0;
     /* A node's parent precedes it (nodes are appended).  Most lookups hit
      * random memory: prefetch the slots 16 nodes ahead and their nodes 8
@@ -23,11 +20,22 @@ int ompf_profile_move_labels(ompf_profile_t *p, ompf_profile_t *space)
             size_t a = i + d;
             uint32_t pa = a < nl ? p->lab[a].parent : OMPF_NONE32;
             if (pa < i)
-                ompf_label_prefetch(space, m[pa], p->lab[a].comp, (int)s);
+                ompf_label_prefetch(dst, map[pa], p->lab[a].comp, (int)s);
         }
         uint32_t par = p->lab[i].parent;
-        rc = par < i ? ompf_label_child(space, m[par], p->lab[i].comp, &m[i]) : OMPF_EFORMAT;
+        rc = par < i ? ompf_label_child(dst, map[par], p->lab[i].comp, &map[i]) : OMPF_EFORMAT;
     }
+    return rc;
+}
+
+int ompf_profile_move_labels(ompf_profile_t *p, ompf_profile_t *space)
+{
+    if (!p || !space || p == space || p->label_space)
+        return OMPF_EINVAL;
+    uint32_t *m = malloc((p->n_lab ? p->n_lab : 1) * sizeof *m);
+    if (!m)
+        return OMPF_ENOMEM;
+    int rc = ompf_label_map_into(p, space, m);
     if (rc) {
         free(m);
         return rc;

@@ -252,6 +252,10 @@ typedef struct ompf_inputs {
     int (*take)(void *ctx, const ompf_input_t *in, const ompf_profile_t *p,
                 ompf_error_t *err);
     void *take_ctx;
+    /* Optional: OMPF_LEAN flags (profile.h, "Lean profiles") to read .ompf
+     * files with, for a consumer that reads XUs only through the views
+     * and values (evaluate); 0: in full. */
+    unsigned lean;
 } ompf_inputs_t;
 
 /* Loads arg: a profile file, a CSV file (imported; program unknown), a

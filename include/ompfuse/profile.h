@@ -339,6 +339,10 @@ ompf_u64_view_t ompf_xu_view_u64(const ompf_profile_t *p, ompf_xu_field_t f);
  * index: space after the move, else p itself.  OMPF_EINVAL when p's
  * labels were moved already. */
 int ompf_profile_move_labels(ompf_profile_t *p, ompf_profile_t *space);
+/* Adds every label of p's own trie to dst's and sets map[node in p] to
+ * the node in dst (map: ompf_label_count(p) entries); OMPF_EFORMAT when a
+ * node's parent does not precede it. */
+int ompf_label_map_into(const ompf_profile_t *p, ompf_profile_t *dst, uint32_t *map);
 const ompf_profile_t *ompf_profile_label_space(const ompf_profile_t *p);
 /* Frees p's label lookup index (about 16 bytes a label), for a trie that
  * is complete; the next ompf_label_child() builds it again. */
