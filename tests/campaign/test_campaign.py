@@ -124,16 +124,17 @@ def test_failure(tmp):
     log = os.path.join(tmp, "log")
     cmd = [OMPFUSE, "run", "--plan", plan, "--out", out, "--timeout", "3", "--", FAKE]
     e = env(FAKE_LOG=log, FAKE_FAIL="reference-3-r2", FAKE_HANG="lgl-2-r1")
-    t0 = time.time()
     r = subprocess.run(cmd, env=e, capture_output=True, text=True)
-    took = time.time() - t0
     check(r.returncode == 1, f"exit code with failures: {r.returncode}")
-    check(took < 30, f"timeout not applied: {took:.1f}s")
     rows = {x["profile"][:-5]: x for x in manifest(out)}
     check(rows["reference-3-r2"]["status"] == "failed" and rows["reference-3-r2"]["exit"] == "3",
           f"failed row {rows['reference-3-r2']}")
-    check(rows["lgl-2-r1"]["status"] == "timeout" and rows["lgl-2-r1"]["exit"] == "sig9",
-          f"timeout row {rows['lgl-2-r1']}")
+    # The hanging run's own time as the campaign measured it, not the wall
+    # time of the whole command (8 more runs, stretched on a loaded
+    # machine): killed at 3 s plus a 10 ms poll, long before its 60 s end.
+    check(rows["lgl-2-r1"]["status"] == "timeout" and rows["lgl-2-r1"]["exit"] == "sig9"
+          and 3 <= rows["lgl-2-r1"]["seconds"] < 30, f"timeout row {rows['lgl-2-r1']}")
+    check("killed after the 3 s timeout" in r.stderr, f"timeout of 3 s not applied: {r.stderr}")
     others = [n for n in NAMES if n not in ("reference-3-r2", "lgl-2-r1")]
     check(all(rows[n]["status"] == "ok" for n in others), "the other runs ran")
     errf = os.path.join(out, "reference-3-r2.stderr")

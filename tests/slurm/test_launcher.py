@@ -132,11 +132,11 @@ def part_resume(c, tmp):
     log = os.path.join(tmp, "fake.log")
     d = os.path.join(tmp, "res")
     env = dict(c.env, FAKE_LOG=log, FAKE_SLEEP_MS="1500", OMPFUSE_TOOL=TOOL)
-    t0 = time.time()
     r = ompfuse_run(env, ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
                           "--", FAKE, "x"])
-    check(r.returncode == 0 and "not waiting" in r.stderr and time.time() - t0 < 15,
-          "--no-wait submits and returns (%.1f s)" % (time.time() - t0))
+    check(r.returncode == 0 and "not waiting" in r.stderr, "--no-wait submits and returns")
+    # only `ompfuse run` records results: had it waited, rows would be
+    # done (no wall-time bound, which a loaded machine stretches)
     check(all(x["status"] == "pending" for x in manifest(d)), "manifest: all pending")
     job = task_of(d)
     start2 = os.path.join(d, "slurm", "tasks", "2.start")

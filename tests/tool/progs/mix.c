@@ -1,6 +1,8 @@
 /* Small OpenMP programs for the tool tests, one per argv[1] mode.  They
  * are deterministic in their XU structure (not in thread assignment). */
 #include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +148,51 @@ static int sections_masked(void)
     return 0;
 }
 
+/* Every XU on team thread `owner` whatever the timing: the other threads
+ * wait, outside any construct and task scheduling point, until the owner
+ * is through the constructs, then find them done.  Runs with different
+ * owners must give the same labels (single won by another thread, its
+ * tasks, taskloop and dynamic/guided chunks taken by another thread). */
+static _Atomic int owned_passed;
+
+static void owned_gate(int owner, int step)
+{
+    if (omp_get_thread_num() != owner)
+        while (atomic_load(&owned_passed) < step)
+            sched_yield();
+}
+
+static int owned(long owner)
+{
+#pragma omp parallel
+    {
+        int k = (int)(owner % omp_get_num_threads());
+        owned_gate(k, 1);
+#pragma omp single nowait
+        {
+#pragma omp taskgroup
+            {
+                fib(8);
+#pragma omp taskloop grainsize(5)
+                for (int i = 0; i < 40; i++)
+                    work(1);
+            }
+        }
+        if (omp_get_thread_num() == k)
+            atomic_store(&owned_passed, 1);
+        owned_gate(k, 2);
+#pragma omp for schedule(dynamic, 3) nowait
+        for (int i = 0; i < 30; i++)
+            work(1);
+#pragma omp for schedule(guided) nowait
+        for (int i = 0; i < 60; i++)
+            work(1);
+        if (omp_get_thread_num() == k)
+            atomic_store(&owned_passed, 2);
+    }
+    return 0;
+}
+
 static int many_tasks(long n)
 {
 #pragma omp parallel
@@ -272,6 +319,8 @@ int main(int argc, char **argv)
         return nested();
     if (!strcmp(m, "sections"))
         return sections_masked();
+    if (!strcmp(m, "owned"))
+        return owned(n);
     if (!strcmp(m, "many_tasks"))
         return many_tasks(n);
     if (!strcmp(m, "many_chunks"))
