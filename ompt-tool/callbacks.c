@@ -614,6 +614,10 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
             x->last_tl_label = l;
             x->last_tl_construct = cons;
             x->last_tl_codeptr = (uintptr_t)codeptr_ra;
+            /* before this thread creates the taskloop's tasks, which
+             * other threads get through the runtime's queues */
+            if (!__atomic_load_n(&ft_g.taskloops, __ATOMIC_RELAXED))
+                __atomic_store_n(&ft_g.taskloops, 1, __ATOMIC_RELAXED);
         } else {
             ctx_pop(x);
         }
@@ -845,7 +849,9 @@ static FT_INLINE void task_create(ompt_data_t *encountering_task_data,
     uintptr_t cp = (uintptr_t)codeptr_ra;
     ft_task_t *cur = t->cur;
     ft_task_t *tl_src = NULL;
-    if (enc && enc->last_tl_codeptr && cp == enc->last_tl_codeptr) {
+    if (!__atomic_load_n(&ft_g.taskloops, __ATOMIC_RELAXED)) {
+        /* no taskloop yet: none of its tasks */
+    } else if (enc && enc->last_tl_codeptr && cp == enc->last_tl_codeptr) {
         x->tl_label = enc->last_tl_label;
         x->tl_construct = enc->last_tl_construct;
         tl_src = enc;

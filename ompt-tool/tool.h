@@ -149,6 +149,9 @@ typedef struct ft_global {
     int hem;                /* 0, or FT_HEM_CUMULATIVE / FT_HEM_DELTA */
     int use_membarrier;
     volatile int closing;
+    /* a taskloop has begun (never reset): before, no task can be one of
+     * its tasks and task creation skips the checks (callbacks.c) */
+    int taskloops;
     pthread_mutex_t lock;   /* thread list, constructs, warnings */
     pthread_mutex_t life_lock; /* thread creation vs. finalize */
     ft_thread_t *threads;

@@ -281,6 +281,9 @@ typedef struct fmt_xu_cols {
     int32_t *cpu, *core, *numa;
     uint8_t *kind;
     double *vals; /* n x n_events, row-major */
+    /* Set: the items 1 .. n - 1 of thread .. kind are all equal, and only
+     * items 0 and 1 are stored (the streaming writer's run). */
+    int run_only;
 } fmt_xu_cols_t;
 void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_events);
 
