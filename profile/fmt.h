@@ -208,6 +208,9 @@ typedef struct fmt_chunk_hdr {
 } fmt_chunk_hdr_t;
 
 void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h);
+/* zlib's crc32(crc, p, n) for any n (crc32.c: carry-less multiplication
+ * where the CPU has it). */
+uint32_t fmt_crc32(uint32_t crc, const unsigned char *p, size_t n);
 uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
                        size_t stored);
 void fmt_header_build(unsigned char out[FMT_HEADER_SIZE]);

@@ -212,15 +212,7 @@ void fmt_header_build(unsigned char out[FMT_HEADER_SIZE])
 uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
                        size_t stored)
 {
-    uLong c = crc32(0L, hdr, 28);
-    /* zlib's crc32 takes a uInt length: feed large payloads in pieces. */
-    while (stored > 0) {
-        uInt n = stored > (1u << 30) ? (1u << 30) : (uInt)stored;
-        c = crc32(c, payload, n);
-        payload += n;
-        stored -= n;
-    }
-    return (uint32_t)c;
+    return fmt_crc32(fmt_crc32(0, hdr, 28), payload, stored);
 }
 
 void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h)
