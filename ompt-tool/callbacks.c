@@ -30,10 +30,11 @@ __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
  * The per-XU callbacks (task create and schedule, dispatch) are compiled
  * twice: a general copy that reads the run's configuration, and a plain
  * one for the usual run without counters -- no events, no second profile,
- * no trace, membarrier available -- registered when the run is one
- * (ft_register_callbacks).  The helpers below take `plain`, a constant
- * wherever they are inlined, so that in the plain copy every test of the
- * configuration folds away (~47 instructions per task, ~2 ns). */
+ * no trace, membarrier available, the TSC as clock on x86-64 -- registered
+ * when the run is one (ft_register_callbacks).  The helpers below take
+ * `plain`, a constant wherever they are inlined, so that in the plain copy
+ * every test of the configuration folds away (~60 instructions per task,
+ * ~2 ns). */
 static FT_INLINE size_t cfg_nev(int plain) { return plain ? 0 : ft_g.nev; }
 static FT_INLINE int cfg_hem(int plain) { return plain ? 0 : ft_g.hem; }
 static FT_INLINE int cfg_trace(int plain) { return plain ? 0 : ft_g.trace; }
@@ -145,7 +146,7 @@ static void task_free(ft_thread_t *t, ft_task_t *x)
 
 static inline uint64_t new_id(ft_thread_t *t)
 {
-    return ((uint64_t)(t->index + 1) << 40) | ++t->seq;
+    return t->id_base | ++t->seq;
 }
 
 /* n label nodes below parent, each a child of the one before (ids are
@@ -154,7 +155,7 @@ static FT_INLINE uint64_t label_path(ft_thread_t *t, uint64_t parent,
                                      const uint64_t *comps, unsigned n,
                                      int plain)
 {
-    uint64_t first = ((uint64_t)(t->index + 1) << 40) | (t->seq + 1);
+    uint64_t first = t->id_base | (t->seq + 1);
     t->seq += n;
     fmt_ws_path(t->stream, first, parent, comps, n);
     if (cfg_stream2(plain, t))
@@ -221,9 +222,14 @@ static void ctx_pop(ft_task_t *x)
 
 /* ---- counters -------------------------------------------------------------- */
 
-/* Time since the tool's start. */
-static FT_INLINE uint64_t now_rel(void)
+/* Time since the tool's start (plain: the TSC, see ft_register_callbacks). */
+static FT_INLINE uint64_t now_rel(int plain)
 {
+#if defined(__x86_64__)
+    if (plain)
+        return ft_tsc_ns(ft_clk.rel);
+#endif
+    (void)plain;
     return ft_now_rel();
 }
 
@@ -240,10 +246,10 @@ typedef struct ft_when {
                                taken on demand by when_fill) */
 } ft_when_t;
 
-static FT_INLINE void when_fill(ft_when_t *w)
+static FT_INLINE void when_fill(ft_when_t *w, int plain)
 {
     if (!w->after)
-        w->before = w->after = now_rel();
+        w->before = w->after = now_rel(plain);
 }
 
 static inline void boundary_read(ft_thread_t *t);
@@ -255,9 +261,9 @@ static FT_INLINE void boundary(ft_thread_t *t, ft_when_t *w, int plain)
     w->before = w->after = 0;
     if (!cfg_nev(plain) || (!ft_g.hem && !t->grp))
         return;
-    w->before = now_rel();
+    w->before = now_rel(plain);
     boundary_read(t);
-    w->after = now_rel();
+    w->after = now_rel(plain);
 }
 
 static inline void boundary_read(ft_thread_t *t)
@@ -309,9 +315,8 @@ static FT_INLINE void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
     r->cpu = cpu;
     r->core = t->topo_core;
     r->numa = t->topo_numa;
-    ft_task_t *im = t->impl;
-    r->team_thread = im ? im->thread_num : 0;
-    r->team_size = im ? im->team_size : 1;
+    r->team_thread = t->team_thread;
+    r->team_size = t->team_size;
 }
 
 static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc);
@@ -347,7 +352,8 @@ static FT_INLINE void xu_emit(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc,
     if (cfg_nev(plain) || cfg_stream2(plain, t))
         xu_emit_values(t, u, acc);
     else
-        fmt_ws_xu(t->stream, r, u->construct, u->label, NULL);
+        /* no events: the profile has none (build_header) */
+        fmt_ws_xu_noval(t->stream, r, u->construct, u->label);
 }
 
 static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc)
@@ -382,7 +388,7 @@ static FT_INLINE void chunk_close_at(ft_thread_t *t, ft_task_t *x,
 static void chunk_close(ft_thread_t *t, ft_task_t *x, ft_when_t *w)
 {
     if (x->xu.active) {
-        when_fill(w);
+        when_fill(w, 0);
         chunk_close_at(t, x, w->after, 0);
     }
 }
@@ -464,6 +470,14 @@ static void on_parallel_end(ompt_data_t *parallel_data,
     LEAVE(t);
 }
 
+/* x becomes the innermost implicit task (NULL: none) */
+static void impl_set(ft_thread_t *t, ft_task_t *x)
+{
+    t->impl = x;
+    t->team_thread = x ? x->thread_num : 0;
+    t->team_size = x ? x->team_size : 1;
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint,
                              ompt_data_t *parallel_data,
                              ompt_data_t *task_data,
@@ -501,7 +515,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
         x->link = t->cur;
         x->impl_outer = t->impl;
         t->cur = x;
-        t->impl = x;
+        impl_set(t, x);
         TRACE("T%u implicit_begin n=%u idx=%u flags=%x label=%llx\n",
               t->index, actual_parallelism, index, flags,
               (unsigned long long)x->ctx[0].label);
@@ -512,7 +526,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
         if (x) {
             chunk_close(t, x, &w);
             if (t->impl == x)
-                t->impl = x->impl_outer;
+                impl_set(t, x->impl_outer);
             if (t->cur == x)
                 t->cur = x->link;
             task_data->ptr = NULL;
@@ -759,7 +773,7 @@ static FT_INLINE void dispatch(ompt_data_t *task_data, ompt_dispatch_t kind,
         boundary(t, &w, plain);
         /* the previous chunk ends after the counter read, this one
          * begins before it (without a read: one timestamp) */
-        when_fill(&w);
+        when_fill(&w, plain);
         chunk_close_at(t, x, w.after, plain);
         ft_xu_t *u = &x->xu;
         /* every field the chunk's record takes is set here, by xu_begin
@@ -943,7 +957,7 @@ static FT_INLINE void task_schedule(ompt_data_t *prior_task_data,
         if (prior->tl && !prior->is_xu && !prior->tl_splitter)
             tl_missed_dispatch(t, prior, prior_task_data);
         if (prior->is_xu) {
-            when_fill(&w);
+            when_fill(&w, plain);
             xu_emit(t, &prior->xu, prior->acc, w.after, plain);
         } else {
             /* splitter / internal task: its counts are runtime work */
@@ -964,7 +978,7 @@ static FT_INLINE void task_schedule(ompt_data_t *prior_task_data,
            be learnt later: a taskloop chunk without dispatch; the reader
            ignores the parts of tasks that are not).  A switch from a task
            to itself suspends nothing. */
-        when_fill(&w);
+        when_fill(&w, plain);
         part_emit(t, &prior->xu, w.after);
         prior->xu.running = 0;
     }
@@ -975,7 +989,7 @@ static FT_INLINE void task_schedule(ompt_data_t *prior_task_data,
         t->cur = NULL;
     } else {
         if (next->kind == FT_EXPLICIT && !next->xu.running) {
-            when_fill(&w);
+            when_fill(&w, plain);
             if (next->xu.r.parts++ == 0)
                 xu_begin(t, &next->xu, w.before);
             next->xu.part_start = w.before;
@@ -1060,8 +1074,12 @@ void ft_register_callbacks(ompt_set_callback_t set_cb)
 #undef REG
     /* the plain copies replace the general ones where they apply (see
      * "configuration"); the same events, so the same answers */
+    int plain_clock = 1;
+#if defined(__x86_64__)
+    plain_clock = ft_clk.tsc; /* their clock reads the TSC */
+#endif
     if (!ft_g.nev && !ft_g.hem && !ft_g.trace && ft_g.use_membarrier &&
-        !ft_g.writer2) {
+        !ft_g.writer2 && plain_clock) {
         set_cb(ompt_callback_task_create,
                (ompt_callback_t)on_task_create_plain);
         set_cb(ompt_callback_task_schedule,

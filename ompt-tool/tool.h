@@ -98,6 +98,10 @@ typedef struct ft_thread {
     ompf_wstream_t *stream2; /* OMPFUSE_HEM_BOTH: the sibling profile */
     ompf_cnt_group_t *grp;
     uint64_t seq;           /* label/XU id sequence */
+    uint64_t id_base;       /* (index + 1) << 40: ids are id_base | seq */
+    /* of the innermost implicit task (impl): what an XU starting here
+     * records as its team (0 and 1 outside any) */
+    uint32_t team_thread, team_size;
     ft_task_t *cur;         /* task running on this thread */
     ft_task_t *impl;        /* innermost implicit task */
     void *target;           /* accumulator charged at the next boundary:

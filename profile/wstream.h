@@ -114,9 +114,12 @@ static inline __attribute__((always_inline)) int fmt_ws_path(ompf_wstream_t *s, 
     return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
 }
 
-/* ompf_wstream_xu for s != NULL and xu != NULL. */
-static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
-                            uint64_t label_id, const double *values)
+/* ompf_wstream_xu for s != NULL and xu != NULL; vals 0: the stream's
+ * writer has no events (values unused). */
+static inline __attribute__((always_inline)) int fmt_ws_xu_(ompf_wstream_t *s, const ompf_xu_t *xu,
+                                                            uint64_t construct_id,
+                                                            uint64_t label_id,
+                                                            const double *values, int vals)
 {
     size_t i = s->n_xu;
     if (__builtin_expect(i == s->cap_xu, 0))
@@ -137,10 +140,27 @@ static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, co
     c->iter_start[i] = xu->iter_start;
     c->iter_count[i] = xu->iter_count;
     s->n_xu = i + 1;
-    if (s->n_events)
+    if (vals && s->n_events)
         fmt_ws_put_values(s, i, values);
     s->used += s->xu_bytes;
     return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
+}
+
+static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu,
+                                                           uint64_t construct_id,
+                                                           uint64_t label_id,
+                                                           const double *values)
+{
+    return fmt_ws_xu_(s, xu, construct_id, label_id, values, 1);
+}
+
+/* fmt_ws_xu for a stream whose writer has no events (no values). */
+static inline __attribute__((always_inline)) int fmt_ws_xu_noval(ompf_wstream_t *s,
+                                                                 const ompf_xu_t *xu,
+                                                                 uint64_t construct_id,
+                                                                 uint64_t label_id)
+{
+    return fmt_ws_xu_(s, xu, construct_id, label_id, NULL, 0);
 }
 
 #endif
