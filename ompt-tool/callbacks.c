@@ -23,17 +23,45 @@
 
 __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
 
+/* always inlined: constant arguments (n, plain) then fold */
+#define FT_INLINE inline __attribute__((always_inline))
+
+/* ---- configuration ---------------------------------------------------
+ * The per-XU callbacks (task create and schedule, dispatch) are compiled
+ * twice: a general copy that reads the run's configuration, and a plain
+ * one for the usual run without counters -- no events, no second profile,
+ * no trace, membarrier available, the TSC as clock on x86-64 -- registered
+ * when the run is one (ft_register_callbacks).  The helpers below take
+ * `plain`, a constant wherever they are inlined, so that in the plain copy
+ * every test of the configuration folds away (~60 instructions per task,
+ * ~2 ns). */
+static FT_INLINE size_t cfg_nev(int plain) { return plain ? 0 : ft_g.nev; }
+static FT_INLINE int cfg_hem(int plain) { return plain ? 0 : ft_g.hem; }
+static FT_INLINE int cfg_trace(int plain) { return plain ? 0 : ft_g.trace; }
+static FT_INLINE size_t cfg_acc_bytes(int plain)
+{
+    return plain ? 0 : ft_g.acc_bytes;
+}
+static FT_INLINE int cfg_membarrier(int plain)
+{
+    return plain ? 1 : ft_g.use_membarrier;
+}
+static FT_INLINE ompf_wstream_t *cfg_stream2(int plain, const ft_thread_t *t)
+{
+    return plain ? NULL : t->stream2;
+}
+
 /* ---- entering / leaving callbacks -----------------------------------
  * Finalize may run while other threads are still inside callbacks (exit()
  * in a parallel region).  Each callback marks itself busy and checks the
  * closing flag; the finalizer sets the flag, issues membarrier (so the fast
  * path needs only a compiler barrier), and waits for busy threads. */
-#define ENTER(t)                                                              \
+#define ENTER_P(t, plain)                                                     \
     ft_thread_t *t = ft_self;                                                 \
     if (!t || t->ended)                                                       \
         return;                                                               \
     __atomic_store_n(&t->in_cb, 1, __ATOMIC_RELAXED);                         \
-    if (ft_g.use_membarrier)                                                  \
+    if (cfg_membarrier(plain))                                                \
         __atomic_signal_fence(__ATOMIC_SEQ_CST);                              \
     else                                                                      \
         __atomic_thread_fence(__ATOMIC_SEQ_CST);                              \
@@ -41,15 +69,17 @@ __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
         __atomic_store_n(&t->in_cb, 0, __ATOMIC_RELAXED);                     \
         return;                                                               \
     }
+#define ENTER(t) ENTER_P(t, 0)
 
 #define LEAVE(t)                                                              \
     __atomic_store_n(&t->in_cb, 0, __ATOMIC_RELEASE)
 
-#define TRACE(...)                                                            \
+#define TRACE_P(plain, ...)                                                   \
     do {                                                                      \
-        if (ft_g.trace)                                                       \
+        if (cfg_trace(plain))                                                 \
             fprintf(stderr, "ompfuse-trace: " __VA_ARGS__);                   \
     } while (0)
+#define TRACE(...) TRACE_P(0, __VA_ARGS__)
 
 /* ---- pool ---------------------------------------------------------------- */
 
@@ -58,13 +88,14 @@ __thread ft_thread_t *ft_self __attribute__((tls_model("initial-exec")));
  * creator allocate without bound.  Other threads push onto the owner's
  * remote list (lock-free push); the owner takes the whole list at once, so
  * there is no ABA problem. */
-static ft_task_t *task_alloc(ft_thread_t *t)
+/* The pool is empty: records freed by other threads, else a new slab
+ * (bounded by the peak of live tasks).  NULL when out of memory. */
+static __attribute__((noinline)) ft_task_t *task_refill(ft_thread_t *t)
 {
-    ft_task_t *x = t->free;
-    if (!x && __atomic_load_n(&t->remote, __ATOMIC_RELAXED))
+    ft_task_t *x = NULL;
+    if (__atomic_load_n(&t->remote, __ATOMIC_RELAXED))
         x = __atomic_exchange_n(&t->remote, NULL, __ATOMIC_ACQUIRE);
     if (!x) {
-        /* a slab of records; bounded by the peak of live tasks */
         size_t n = 64;
         char *slab = malloc(ft_g.task_bytes * n);
         if (!slab)
@@ -75,11 +106,19 @@ static ft_task_t *task_alloc(ft_thread_t *t)
             x = r;
         }
     }
+    return x;
+}
+
+static FT_INLINE ft_task_t *task_alloc(ft_thread_t *t, int plain)
+{
+    ft_task_t *x = t->free;
+    if (__builtin_expect(!x, 0) && !(x = task_refill(t)))
+        return NULL;
     t->free = x->link;
     /* a constant size (inlined stores); ctx[1..] are set when pushed */
     memset(&x->xu, 0, offsetof(ft_task_t, ctx) + sizeof(ft_ctx_t) -
                           offsetof(ft_task_t, xu));
-    if (ft_g.acc_bytes)
+    if (cfg_acc_bytes(plain))
         memset(x->acc, 0, ft_g.acc_bytes);
     x->owner = t;
     x->depth = 1;
@@ -107,28 +146,27 @@ static void task_free(ft_thread_t *t, ft_task_t *x)
 
 static inline uint64_t new_id(ft_thread_t *t)
 {
-    return ((uint64_t)(t->index + 1) << 40) | ++t->seq;
+    return t->id_base | ++t->seq;
 }
 
 /* n label nodes below parent, each a child of the one before (ids are
  * consecutive: one stream call); returns the last one's id. */
-/* always inlined: n is then a constant and the copy unrolled */
-#define FT_INLINE inline __attribute__((always_inline))
 static FT_INLINE uint64_t label_path(ft_thread_t *t, uint64_t parent,
-                                     const uint64_t *comps, unsigned n)
+                                     const uint64_t *comps, unsigned n,
+                                     int plain)
 {
-    uint64_t first = ((uint64_t)(t->index + 1) << 40) | (t->seq + 1);
+    uint64_t first = t->id_base | (t->seq + 1);
     t->seq += n;
     fmt_ws_path(t->stream, first, parent, comps, n);
-    if (t->stream2)
+    if (cfg_stream2(plain, t))
         fmt_ws_path(t->stream2, first, parent, comps, n);
     return first + n - 1;
 }
 
-static inline uint64_t label_child(ft_thread_t *t, uint64_t parent,
-                                   uint64_t comp)
+static FT_INLINE uint64_t label_child(ft_thread_t *t, uint64_t parent,
+                                      uint64_t comp, int plain)
 {
-    return label_path(t, parent, &comp, 1);
+    return label_path(t, parent, &comp, 1, plain);
 }
 
 /* Where children of task x get their labels: the innermost pushed
@@ -145,16 +183,16 @@ static inline ft_ctx_t *top_ctx(ft_task_t *x)
  * (docs/semantics.md, Labels): sequential contexts give rank.addr; implicit
  * tasks, where threads race, give 0.(TID + prev*W).addr. */
 static FT_INLINE uint64_t label_in_ctx(ft_thread_t *t, ft_task_t *enc,
-                                       ft_ctx_t *c, uint64_t addr)
+                                       ft_ctx_t *c, uint64_t addr, int plain)
 {
     if (c->racing) {
         uint64_t w = enc->team_size ? enc->team_size : 1;
         uint64_t comps[3] = {0, enc->thread_num + c->rank * w, addr};
         c->rank++;
-        return label_path(t, c->label, comps, 3);
+        return label_path(t, c->label, comps, 3, plain);
     }
     uint64_t comps[2] = {++c->rank, addr};
-    return label_path(t, c->label, comps, 2);
+    return label_path(t, c->label, comps, 2, plain);
 }
 
 static ft_ctx_t *ctx_push(ft_task_t *x, uint64_t label, uint64_t construct,
@@ -184,9 +222,14 @@ static void ctx_pop(ft_task_t *x)
 
 /* ---- counters -------------------------------------------------------------- */
 
-/* Time since the tool's start. */
-static FT_INLINE uint64_t now_rel(void)
+/* Time since the tool's start (plain: the TSC, see ft_register_callbacks). */
+static FT_INLINE uint64_t now_rel(int plain)
 {
+#if defined(__x86_64__)
+    if (plain)
+        return ft_tsc_ns(ft_clk.rel);
+#endif
+    (void)plain;
     return ft_now_rel();
 }
 
@@ -203,24 +246,24 @@ typedef struct ft_when {
                                taken on demand by when_fill) */
 } ft_when_t;
 
-static FT_INLINE void when_fill(ft_when_t *w)
+static FT_INLINE void when_fill(ft_when_t *w, int plain)
 {
     if (!w->after)
-        w->before = w->after = now_rel();
+        w->before = w->after = now_rel(plain);
 }
 
 static inline void boundary_read(ft_thread_t *t);
 
 /* Charges the counts since the previous boundary to t->target; *w gets
  * the clock readings around the counter read. */
-static FT_INLINE void boundary(ft_thread_t *t, ft_when_t *w)
+static FT_INLINE void boundary(ft_thread_t *t, ft_when_t *w, int plain)
 {
     w->before = w->after = 0;
-    if (!ft_g.nev || (!ft_g.hem && !t->grp))
+    if (!cfg_nev(plain) || (!ft_g.hem && !t->grp))
         return;
-    w->before = now_rel();
+    w->before = now_rel(plain);
     boundary_read(t);
-    w->after = now_rel();
+    w->after = now_rel(plain);
 }
 
 static inline void boundary_read(ft_thread_t *t)
@@ -245,9 +288,9 @@ static inline void boundary_read(ft_thread_t *t)
 }
 
 /* What the thread's counts go to while task x runs. */
-static inline void retarget(ft_thread_t *t)
+static FT_INLINE void retarget(ft_thread_t *t, int plain)
 {
-    if (!ft_g.nev) /* nothing is read, nothing charged */
+    if (!cfg_nev(plain)) /* nothing is read, nothing charged */
         return;
     ft_task_t *x = t->cur;
     void *tg = t->gapacc;
@@ -272,9 +315,8 @@ static FT_INLINE void xu_begin(ft_thread_t *t, ft_xu_t *u, uint64_t now)
     r->cpu = cpu;
     r->core = t->topo_core;
     r->numa = t->topo_numa;
-    ft_task_t *im = t->impl;
-    r->team_thread = im ? im->thread_num : 0;
-    r->team_size = im ? im->team_size : 1;
+    r->team_thread = t->team_thread;
+    r->team_size = t->team_size;
 }
 
 static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc);
@@ -294,7 +336,7 @@ static __attribute__((noinline)) void part_emit(ft_thread_t *t, ft_xu_t *u, uint
 
 /* Completes and writes XU u: inline for the tool without events. */
 static FT_INLINE void xu_emit(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc,
-                              uint64_t now)
+                              uint64_t now, int plain)
 {
     ompf_xu_t *r = &u->r;
     if (__builtin_expect(r->parts > 1, 0)) {
@@ -307,10 +349,11 @@ static FT_INLINE void xu_emit(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc,
     if (!r->parts)
         r->parts = 1;
     r->end_ns = now;
-    if (ft_g.nev || t->stream2)
+    if (cfg_nev(plain) || cfg_stream2(plain, t))
         xu_emit_values(t, u, acc);
     else
-        fmt_ws_xu(t->stream, r, u->construct, u->label, NULL);
+        /* no events: the profile has none (build_header) */
+        fmt_ws_xu_noval(t->stream, r, u->construct, u->label);
 }
 
 static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc)
@@ -332,11 +375,12 @@ static void xu_emit_values(ft_thread_t *t, ft_xu_t *u, const uint64_t *acc)
 }
 
 /* Closes the open chunk of implicit task x (charged up to now). */
-static void chunk_close_at(ft_thread_t *t, ft_task_t *x, uint64_t now)
+static FT_INLINE void chunk_close_at(ft_thread_t *t, ft_task_t *x,
+                                    uint64_t now, int plain)
 {
     if (!x->xu.active)
         return;
-    xu_emit(t, &x->xu, x->acc, now);
+    xu_emit(t, &x->xu, x->acc, now, plain);
     x->xu.active = 0;
 }
 
@@ -344,8 +388,8 @@ static void chunk_close_at(ft_thread_t *t, ft_task_t *x, uint64_t now)
 static void chunk_close(ft_thread_t *t, ft_task_t *x, ft_when_t *w)
 {
     if (x->xu.active) {
-        when_fill(w);
-        chunk_close_at(t, x, w->after);
+        when_fill(w, 0);
+        chunk_close_at(t, x, w->after, 0);
     }
 }
 
@@ -371,7 +415,7 @@ static void on_thread_end(ompt_data_t *thread_data)
     (void)thread_data;
     ENTER(t);
     ft_when_t w;
-    boundary(t, &w);
+    boundary(t, &w, 0);
     ft_thread_finish(t, t->stream, t->stream2);
     t->ended = 1;
     LEAVE(t);
@@ -390,7 +434,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     ENTER(t);
     ft_task_t *enc = encountering_task_data ? encountering_task_data->ptr
                                             : NULL;
-    ft_task_t *p = task_alloc(t);
+    ft_task_t *p = task_alloc(t, 0);
     if (p) {
         p->kind = FT_PARALLEL;
         ft_ctx_t *c = enc ? top_ctx(enc) : NULL;
@@ -398,8 +442,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
         uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_PARALLEL,
                                      c ? c->construct : 0, &addr);
         p->ctx[0].construct = cons;
-        p->ctx[0].label = c ? label_in_ctx(t, enc, c, addr)
-                            : label_child(t, 0, addr);
+        p->ctx[0].label = c ? label_in_ctx(t, enc, c, addr, 0)
+                            : label_child(t, 0, addr, 0);
         p->team_size = requested_parallelism;
     }
     parallel_data->ptr = p;
@@ -426,6 +470,14 @@ static void on_parallel_end(ompt_data_t *parallel_data,
     LEAVE(t);
 }
 
+/* x becomes the innermost implicit task (NULL: none) */
+static void impl_set(ft_thread_t *t, ft_task_t *x)
+{
+    t->impl = x;
+    t->team_thread = x ? x->thread_num : 0;
+    t->team_size = x ? x->team_size : 1;
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint,
                              ompt_data_t *parallel_data,
                              ompt_data_t *task_data,
@@ -434,9 +486,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
 {
     ENTER(t);
     ft_when_t w;
-    boundary(t, &w);
+    boundary(t, &w, 0);
     if (endpoint == ompt_scope_begin) {
-        ft_task_t *x = task_alloc(t);
+        ft_task_t *x = task_alloc(t, 0);
         if (!x) {
             task_data->ptr = NULL;
             LEAVE(t);
@@ -463,7 +515,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
         x->link = t->cur;
         x->impl_outer = t->impl;
         t->cur = x;
-        t->impl = x;
+        impl_set(t, x);
         TRACE("T%u implicit_begin n=%u idx=%u flags=%x label=%llx\n",
               t->index, actual_parallelism, index, flags,
               (unsigned long long)x->ctx[0].label);
@@ -474,14 +526,14 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint,
         if (x) {
             chunk_close(t, x, &w);
             if (t->impl == x)
-                t->impl = x->impl_outer;
+                impl_set(t, x->impl_outer);
             if (t->cur == x)
                 t->cur = x->link;
             task_data->ptr = NULL;
             task_free(t, x);
         }
     }
-    retarget(t);
+    retarget(t, 0);
     LEAVE(t);
 }
 
@@ -540,15 +592,15 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
             uint64_t cons = ft_construct_memo(t, codeptr_ra, ck,
                                          x->ctx[0].construct, &addr);
             uint64_t comps[2] = {rank, addr};
-            uint64_t l = label_path(t, x->ctx[0].label, comps, 2);
+            uint64_t l = label_path(t, x->ctx[0].label, comps, 2, 0);
             if (loopish) {
                 ft_when_t w;
-                boundary(t, &w);
+                boundary(t, &w, 0);
                 chunk_close(t, x, &w);
                 x->ws_label = l;
                 x->ws_construct = cons;
                 x->ws_kind = (uint8_t)chunk_kind(wstype);
-                retarget(t);
+                retarget(t, 0);
             } else {
                 /* single: its body is sequential, tasks created in it
                  * are children of the construct instance */
@@ -557,9 +609,9 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
         } else {
             if (loopish) {
                 ft_when_t w;
-                boundary(t, &w);
+                boundary(t, &w, 0);
                 chunk_close(t, x, &w);
-                retarget(t);
+                retarget(t, 0);
             } else if (wstype == ompt_work_single_executor) {
                 ctx_pop(x);
             }
@@ -571,11 +623,15 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
             uint64_t addr;
             uint64_t cons = ft_construct(t, codeptr_ra, OMPF_CK_TASKLOOP,
                                          c->construct, &addr);
-            uint64_t l = label_in_ctx(t, x, c, addr);
+            uint64_t l = label_in_ctx(t, x, c, addr, 0);
             ctx_push(x, l, cons, 1);
             x->last_tl_label = l;
             x->last_tl_construct = cons;
             x->last_tl_codeptr = (uintptr_t)codeptr_ra;
+            /* before this thread creates the taskloop's tasks, which
+             * other threads get through the runtime's queues */
+            if (!__atomic_load_n(&ft_g.taskloops, __ATOMIC_RELAXED))
+                __atomic_store_n(&ft_g.taskloops, 1, __ATOMIC_RELAXED);
         } else {
             ctx_pop(x);
         }
@@ -596,7 +652,7 @@ static void tl_chunk(ft_thread_t *t, ft_task_t *x,
     x->is_xu = 1;
     x->xu.r.kind = OMPF_XU_TASKLOOP_CHUNK;
     x->xu.construct = x->tl_construct;
-    x->xu.label = label_child(t, x->tl_label, ch->start);
+    x->xu.label = label_child(t, x->tl_label, ch->start, 0);
     x->xu.r.iter_start = ch->start;
     x->xu.r.iter_count = ch->iterations;
     x->ctx[0].label = x->xu.label;
@@ -689,11 +745,10 @@ static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
                  "not recorded as XUs (their counts go to the gap)");
 }
 
-static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
-                        ompt_dispatch_t kind, ompt_data_t instance)
+static FT_INLINE void dispatch(ompt_data_t *task_data, ompt_dispatch_t kind,
+                              ompt_data_t instance, int plain)
 {
-    (void)parallel_data;
-    ENTER(t);
+    ENTER_P(t, plain);
     ft_task_t *x = task_data ? task_data->ptr : NULL;
     if (!x) {
         LEAVE(t);
@@ -715,22 +770,22 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
             start = t->impl ? t->impl->thread_num : 0;
         }
         ft_when_t w;
-        boundary(t, &w);
+        boundary(t, &w, plain);
         /* the previous chunk ends after the counter read, this one
          * begins before it (without a read: one timestamp) */
-        when_fill(&w);
-        chunk_close_at(t, x, w.after);
+        when_fill(&w, plain);
+        chunk_close_at(t, x, w.after, plain);
         ft_xu_t *u = &x->xu;
         /* every field the chunk's record takes is set here, by xu_begin
          * or when it is emitted (no memset of the whole record) */
         u->r.id = 0;
         u->running = 0;
-        if (ft_g.acc_bytes)
+        if (cfg_acc_bytes(plain))
             memset(x->acc, 0, ft_g.acc_bytes);
         u->r.kind = kind == ompt_dispatch_section ? OMPF_XU_SECTION
                                                   : x->ws_kind;
         u->construct = x->ws_construct;
-        u->label = label_child(t, x->ws_label, start);
+        u->label = label_child(t, x->ws_label, start, plain);
         u->r.iter_start = kind == ompt_dispatch_section ? 0 : start;
         u->r.iter_count = kind == ompt_dispatch_section ? 0 : iters;
         u->r.parts = 1;
@@ -741,7 +796,7 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
         x->chunk_ctx.racing = 0;
         x->chunk_ctx.taskloop = 0;
         xu_begin(t, u, w.before);
-        retarget(t);
+        retarget(t, plain);
     } else if (kind == ompt_dispatch_taskloop_chunk) {
         /* inside a taskloop task: a chunk XU labelled by the taskloop
          * instance and the chunk's first iteration (splitter tasks get
@@ -759,21 +814,33 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
         else if (known > 0 && off != known)
             __atomic_store_n(&ft_g.tl_chunk_off, -1, __ATOMIC_RELAXED);
     }
-    TRACE("T%u dispatch kind=%d task %p off %ld\n", t->index, (int)kind,
+    TRACE_P(plain, "T%u dispatch kind=%d task %p off %ld\n", t->index, (int)kind,
           (void *)x, (long)((char *)instance.ptr - (char *)task_data));
     LEAVE(t);
 }
 
+static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
+                        ompt_dispatch_t kind, ompt_data_t instance)
+{
+    (void)parallel_data;
+    dispatch(task_data, kind, instance, 0);
+}
+
+static void on_dispatch_plain(ompt_data_t *parallel_data,
+                              ompt_data_t *task_data, ompt_dispatch_t kind,
+                              ompt_data_t instance)
+{
+    (void)parallel_data;
+    dispatch(task_data, kind, instance, 1);
+}
+
 /* ---- tasks ---------------------------------------------------------------- */
 
-static void on_task_create(ompt_data_t *encountering_task_data,
-                           const ompt_frame_t *encountering_task_frame,
-                           ompt_data_t *new_task_data, int flags,
-                           int has_dependences, const void *codeptr_ra)
+static FT_INLINE void task_create(ompt_data_t *encountering_task_data,
+                                 ompt_data_t *new_task_data, int flags,
+                                 const void *codeptr_ra, int plain)
 {
-    (void)encountering_task_frame;
-    (void)has_dependences;
-    ENTER(t);
+    ENTER_P(t, plain);
     new_task_data->ptr = NULL;
     if (!(flags & ompt_task_explicit) || (flags & ompt_task_taskwait)) {
         LEAVE(t);
@@ -781,7 +848,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     }
     ft_task_t *enc = encountering_task_data ? encountering_task_data->ptr
                                             : NULL;
-    ft_task_t *x = task_alloc(t);
+    ft_task_t *x = task_alloc(t, plain);
     if (!x) {
         LEAVE(t);
         return;
@@ -796,7 +863,9 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     uintptr_t cp = (uintptr_t)codeptr_ra;
     ft_task_t *cur = t->cur;
     ft_task_t *tl_src = NULL;
-    if (enc && enc->last_tl_codeptr && cp == enc->last_tl_codeptr) {
+    if (!__atomic_load_n(&ft_g.taskloops, __ATOMIC_RELAXED)) {
+        /* no taskloop yet: none of its tasks */
+    } else if (enc && enc->last_tl_codeptr && cp == enc->last_tl_codeptr) {
         x->tl_label = enc->last_tl_label;
         x->tl_construct = enc->last_tl_construct;
         tl_src = enc;
@@ -820,7 +889,7 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         for (int k = 0; k < 2; k++)
             if (sp[k] && sp[k]->kind == FT_EXPLICIT && sp[k]->tl &&
                 sp[k]->tl_codeptr == cp && (k == 0 || sp[k] != enc)) {
-                TRACE("T%u splitter %p (was xu %d, chunk %llu)\n", t->index,
+                TRACE_P(plain, "T%u splitter %p (was xu %d, chunk %llu)\n", t->index,
                       (void *)sp[k], sp[k]->is_xu,
                       (unsigned long long)sp[k]->xu.r.iter_start);
                 sp[k]->tl_splitter = 1;
@@ -830,8 +899,8 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         uint64_t addr;
         uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_TASK,
                                      c ? c->construct : 0, &addr);
-        uint64_t l = c ? label_in_ctx(t, enc, c, addr)
-                       : label_child(t, 0, addr);
+        uint64_t l = c ? label_in_ctx(t, enc, c, addr, plain)
+                       : label_child(t, 0, addr, plain);
         x->ctx[0].label = l;
         x->ctx[0].construct = cons;
         x->xu.label = l;
@@ -839,21 +908,41 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         x->xu.r.kind = OMPF_XU_TASK;
         x->is_xu = 1;
     }
-    TRACE("T%u task_create %p flags=%x label=%llx taskloop=%d\n", t->index,
+    TRACE_P(plain, "T%u task_create %p flags=%x label=%llx taskloop=%d\n", t->index,
           (void *)x, flags, (unsigned long long)x->ctx[0].label, x->tl);
     LEAVE(t);
 }
 
-static void on_task_schedule(ompt_data_t *prior_task_data,
-                             ompt_task_status_t prior_task_status,
-                             ompt_data_t *next_task_data)
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame,
+                           ompt_data_t *new_task_data, int flags,
+                           int has_dependences, const void *codeptr_ra)
 {
-    ENTER(t);
+    (void)encountering_task_frame;
+    (void)has_dependences;
+    task_create(encountering_task_data, new_task_data, flags, codeptr_ra, 0);
+}
+
+static void on_task_create_plain(ompt_data_t *encountering_task_data,
+                                 const ompt_frame_t *encountering_task_frame,
+                                 ompt_data_t *new_task_data, int flags,
+                                 int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_frame;
+    (void)has_dependences;
+    task_create(encountering_task_data, new_task_data, flags, codeptr_ra, 1);
+}
+
+static FT_INLINE void task_schedule(ompt_data_t *prior_task_data,
+                                   ompt_task_status_t prior_task_status,
+                                   ompt_data_t *next_task_data, int plain)
+{
+    ENTER_P(t, plain);
     ft_when_t w;
-    boundary(t, &w);
+    boundary(t, &w, plain);
     ft_task_t *prior = prior_task_data ? prior_task_data->ptr : NULL;
     ft_task_t *next = next_task_data ? next_task_data->ptr : NULL;
-    TRACE("T%u schedule %p(%d,tl%d,xu%d) st=%d -> %p(%d)\n", t->index,
+    TRACE_P(plain, "T%u schedule %p(%d,tl%d,xu%d) st=%d -> %p(%d)\n", t->index,
           (void *)prior, prior ? prior->kind : -1, prior ? prior->tl : -1,
           prior ? prior->is_xu : -1, (int)prior_task_status, (void *)next,
           next ? next->kind : -1);
@@ -868,15 +957,15 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
         if (prior->tl && !prior->is_xu && !prior->tl_splitter)
             tl_missed_dispatch(t, prior, prior_task_data);
         if (prior->is_xu) {
-            when_fill(&w);
-            xu_emit(t, &prior->xu, prior->acc, w.after);
+            when_fill(&w, plain);
+            xu_emit(t, &prior->xu, prior->acc, w.after, plain);
         } else {
             /* splitter / internal task: its counts are runtime work */
-            if (ft_g.hem) {
+            if (cfg_hem(plain)) {
                 if (t->hem)
                     ft_hem_acc_merge(t->gapacc, prior->acc);
             } else {
-                for (size_t i = 0; i < ft_g.nev; i++)
+                for (size_t i = 0; i < cfg_nev(plain); i++)
                     t->gap[i] += prior->acc[i];
             }
         }
@@ -889,18 +978,18 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
            be learnt later: a taskloop chunk without dispatch; the reader
            ignores the parts of tasks that are not).  A switch from a task
            to itself suspends nothing. */
-        when_fill(&w);
+        when_fill(&w, plain);
         part_emit(t, &prior->xu, w.after);
         prior->xu.running = 0;
     }
     if (!next) {
         /* a task we hold no record for: never keep a stale pointer */
-        TRACE("T%u schedule to unknown task (data %p status %d)\n", t->index,
+        TRACE_P(plain, "T%u schedule to unknown task (data %p status %d)\n", t->index,
               (void *)next_task_data, (int)prior_task_status);
         t->cur = NULL;
     } else {
         if (next->kind == FT_EXPLICIT && !next->xu.running) {
-            when_fill(&w);
+            when_fill(&w, plain);
             if (next->xu.r.parts++ == 0)
                 xu_begin(t, &next->xu, w.before);
             next->xu.part_start = w.before;
@@ -908,8 +997,22 @@ static void on_task_schedule(ompt_data_t *prior_task_data,
         }
         t->cur = next;
     }
-    retarget(t);
+    retarget(t, plain);
     LEAVE(t);
+}
+
+static void on_task_schedule(ompt_data_t *prior_task_data,
+                             ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+    task_schedule(prior_task_data, prior_task_status, next_task_data, 0);
+}
+
+static void on_task_schedule_plain(ompt_data_t *prior_task_data,
+                                   ompt_task_status_t prior_task_status,
+                                   ompt_data_t *next_task_data)
+{
+    task_schedule(prior_task_data, prior_task_status, next_task_data, 1);
 }
 
 /* ---- synchronization: waits are not work of the waiting XU --------------- */
@@ -925,14 +1028,14 @@ static void on_sync_region(ompt_sync_region_t kind,
     ENTER(t);
     ft_task_t *x = task_data ? task_data->ptr : NULL;
     ft_when_t w;
-    boundary(t, &w);
+    boundary(t, &w, 0);
     if (x) {
         if (endpoint == ompt_scope_begin)
             x->in_sync++;
         else if (x->in_sync)
             x->in_sync--;
     }
-    retarget(t);
+    retarget(t, 0);
     LEAVE(t);
 }
 
@@ -951,7 +1054,7 @@ static void on_masked(ompt_scope_endpoint_t endpoint,
             uint64_t addr;
             uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_MASKED,
                                          c->construct, &addr);
-            uint64_t l = label_in_ctx(t, x, c, addr);
+            uint64_t l = label_in_ctx(t, x, c, addr, 0);
             ctx_push(x, l, cons, 0);
         } else {
             ctx_pop(x);
@@ -969,6 +1072,21 @@ void ft_register_callbacks(ompt_set_callback_t set_cb)
 #define REG(ev, fn) rc = set_cb(ev, (ompt_callback_t)(fn));
     OMPF_TOOL_CALLBACKS(REG)
 #undef REG
+    /* the plain copies replace the general ones where they apply (see
+     * "configuration"); the same events, so the same answers */
+    int plain_clock = 1;
+#if defined(__x86_64__)
+    plain_clock = ft_clk.tsc; /* their clock reads the TSC */
+#endif
+    if (!ft_g.nev && !ft_g.hem && !ft_g.trace && ft_g.use_membarrier &&
+        !ft_g.writer2 && plain_clock) {
+        set_cb(ompt_callback_task_create,
+               (ompt_callback_t)on_task_create_plain);
+        set_cb(ompt_callback_task_schedule,
+               (ompt_callback_t)on_task_schedule_plain);
+        rc = set_cb(ompt_callback_dispatch,
+                    (ompt_callback_t)on_dispatch_plain);
+    }
     ft_g.dispatch_ok = rc == ompt_set_always || rc == ompt_set_sometimes ||
                        rc == ompt_set_sometimes_paired;
 }

@@ -114,6 +114,8 @@ ft_thread_t *ft_thread_new(int initial)
     t->os_tid = (int32_t)syscall(SYS_gettid);
     pthread_mutex_lock(&ft_g.lock);
     t->index = ft_g.nthreads++;
+    t->id_base = (uint64_t)(t->index + 1) << 40;
+    t->team_size = 1;
     t->next_all = ft_g.threads;
     ft_g.threads = t;
     pthread_mutex_unlock(&ft_g.lock);

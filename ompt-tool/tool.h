@@ -98,6 +98,10 @@ typedef struct ft_thread {
     ompf_wstream_t *stream2; /* OMPFUSE_HEM_BOTH: the sibling profile */
     ompf_cnt_group_t *grp;
     uint64_t seq;           /* label/XU id sequence */
+    uint64_t id_base;       /* (index + 1) << 40: ids are id_base | seq */
+    /* of the innermost implicit task (impl): what an XU starting here
+     * records as its team (0 and 1 outside any) */
+    uint32_t team_thread, team_size;
     ft_task_t *cur;         /* task running on this thread */
     ft_task_t *impl;        /* innermost implicit task */
     void *target;           /* accumulator charged at the next boundary:
@@ -149,6 +153,9 @@ typedef struct ft_global {
     int hem;                /* 0, or FT_HEM_CUMULATIVE / FT_HEM_DELTA */
     int use_membarrier;
     volatile int closing;
+    /* a taskloop has begun (never reset): before, no task can be one of
+     * its tasks and task creation skips the checks (callbacks.c) */
+    int taskloops;
     pthread_mutex_t lock;   /* thread list, constructs, warnings */
     pthread_mutex_t life_lock; /* thread creation vs. finalize */
     ft_thread_t *threads;

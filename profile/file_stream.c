@@ -110,7 +110,12 @@ static int flush(ompf_wstream_t *s)
         chunks++;
     }
     if (s->n_xu) {
+        /* one run over every XU (the usual case): its first two items
+         * are all the encoder reads */
+        s->xc.run_only = s->run_from == 0;
+        fmt_ws_fill_run(s, s->xc.run_only && s->n_xu > 2 ? 2 : s->n_xu);
         fmt_enc_xu_cols(&s->payload, &s->xc, s->n_xu, s->n_events);
+        s->xc.run_only = 0;
         if ((rc = stage(s, acc, FMT_CHUNK_XUS, s->n_xu)))
             goto out;
         chunks++;
@@ -133,6 +138,7 @@ out:
     }
     s->payload.len = 0;
     s->n_con = s->n_lab = s->n_th = s->n_xu = s->n_parts = 0;
+    s->run_from = 0;
     s->constructs.len = s->threads.len = s->parts.len = 0;
     s->used = 0;
     return rc;
@@ -262,6 +268,43 @@ static void free_cols(ompf_wstream_t *s)
         free(cols[k]);
     for (unsigned j = 0; j < FMT_PATH_MAX; j++)
         free(s->lc.comp[j]);
+}
+
+void fmt_ws_fill_run(ompf_wstream_t *s, size_t to)
+{
+    const ompf_xu_t *r = &s->run;
+    size_t from = s->run_from;
+    /* one loop per column, from locals (no aliasing with the columns):
+     * each is a fill the compiler vectorises */
+#define FILL(col, T)                                                        \
+    do {                                                                    \
+        T *a_ = s->xc.col;                                                  \
+        T v_ = r->col;                                                      \
+        for (size_t i = from; i < to; i++)                                  \
+            a_[i] = v_;                                                     \
+    } while (0)
+    FILL(thread, uint32_t);
+    FILL(team_thread, uint32_t);
+    FILL(team_size, uint32_t);
+    FILL(parts, uint32_t);
+    FILL(cpu, int32_t);
+    FILL(core, int32_t);
+    FILL(numa, int32_t);
+    FILL(kind, uint8_t);
+#undef FILL
+}
+
+FMT_COLD void fmt_ws_new_run(ompf_wstream_t *s, size_t i, const ompf_xu_t *xu)
+{
+    /* Stored, then run_from moved, then the new values: a fatal signal
+     * between two steps finds run_from .. n_xu - 1 equal to the run
+     * (fmt_ws_salvage fills them again; XU i is not counted yet). */
+    fmt_ws_fill_run(s, i);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->run_from = i;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    memcpy((char *)&s->run + FMT_WS_RUN_AT, (const char *)xu + FMT_WS_RUN_AT,
+           FMT_WS_RUN_LEN);
 }
 
 void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values)

@@ -208,6 +208,9 @@ typedef struct fmt_chunk_hdr {
 } fmt_chunk_hdr_t;
 
 void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h);
+/* zlib's crc32(crc, p, n) for any n (crc32.c: carry-less multiplication
+ * where the CPU has it). */
+uint32_t fmt_crc32(uint32_t crc, const unsigned char *p, size_t n);
 uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
                        size_t stored);
 void fmt_header_build(unsigned char out[FMT_HEADER_SIZE]);
@@ -281,6 +284,9 @@ typedef struct fmt_xu_cols {
     int32_t *cpu, *core, *numa;
     uint8_t *kind;
     double *vals; /* n x n_events, row-major */
+    /* Set: the items 1 .. n - 1 of thread .. kind are all equal, and only
+     * items 0 and 1 are stored (the streaming writer's run). */
+    int run_only;
 } fmt_xu_cols_t;
 void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t n, uint32_t n_events);
 

@@ -212,15 +212,7 @@ void fmt_header_build(unsigned char out[FMT_HEADER_SIZE])
 uint32_t fmt_chunk_crc(const unsigned char *hdr, const unsigned char *payload,
                        size_t stored)
 {
-    uLong c = crc32(0L, hdr, 28);
-    /* zlib's crc32 takes a uInt length: feed large payloads in pieces. */
-    while (stored > 0) {
-        uInt n = stored > (1u << 30) ? (1u << 30) : (uInt)stored;
-        c = crc32(c, payload, n);
-        payload += n;
-        stored -= n;
-    }
-    return (uint32_t)c;
+    return fmt_crc32(fmt_crc32(0, hdr, 28), payload, stored);
 }
 
 void fmt_chunk_hdr_parse(const unsigned char *p, fmt_chunk_hdr_t *h)
@@ -365,6 +357,17 @@ void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events)
 
 static inline unsigned char *put_uv(unsigned char *o, uint64_t v)
 {
+    /* one and two bytes without a loop: the stream's times are mostly
+     * these (a loop's exit per item costs more than two compares) */
+    if (v < 0x80) {
+        *o = (unsigned char)v;
+        return o + 1;
+    }
+    if (v < 0x4000) {
+        o[0] = (unsigned char)(v | 0x80);
+        o[1] = (unsigned char)(v >> 7);
+        return o + 2;
+    }
     while (v >= 0x80) {
         *o++ = (unsigned char)(v | 0x80);
         v >>= 7;
@@ -496,9 +499,13 @@ void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
  * A[1..n-1] are all equal (one memcmp of the array against itself shifted
  * by one, much faster than the item loop for the many constant columns),
  * mode 1 directly; else MCOL.  Same bytes either way. */
-#define MCOL_ARRAY(A, SIGNED)                                               \
+#define MCOL_ARRAY(A, SIGNED) MCOL_ARRAY_K(A, SIGNED, 0)
+/* ... where KNOWN says that A[1..n-1] are all equal (only A[0], A[1] are
+ * stored) */
+#define MCOL_ARRAY_K(A, SIGNED, KNOWN)                                      \
     do {                                                                    \
-        if (n >= 3 && !memcmp((A) + 1, (A) + 2, (n - 2) * sizeof *(A))) {   \
+        if (n >= 3 &&                                                       \
+            ((KNOWN) || !memcmp((A) + 1, (A) + 2, (n - 2) * sizeof *(A)))) { \
             *o++ = 1;                                                       \
             o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[0]));            \
             o = put_uv(o, MCOL_ITEM_(SIGNED, (uint64_t)(A)[1]));            \
@@ -671,14 +678,14 @@ FMT_ENC_CLONES void fmt_enc_xu_cols(fmt_buf_t *b, const fmt_xu_cols_t *c, size_t
     MCOL_DELTA(C_ID);
     MCOL_DELTA(C_CID);
     MCOL_DELTA(C_LID);
-    MCOL_ARRAY(c->thread, 0);
-    MCOL_ARRAY(c->team_thread, 0);
-    MCOL_ARRAY(c->team_size, 0);
-    MCOL_ARRAY(c->parts, 0);
-    MCOL_ARRAY(c->cpu, 1);
-    MCOL_ARRAY(c->core, 1);
-    MCOL_ARRAY(c->numa, 1);
-    MCOL_ARRAY(c->kind, 0);
+    MCOL_ARRAY_K(c->thread, 0, c->run_only);
+    MCOL_ARRAY_K(c->team_thread, 0, c->run_only);
+    MCOL_ARRAY_K(c->team_size, 0, c->run_only);
+    MCOL_ARRAY_K(c->parts, 0, c->run_only);
+    MCOL_ARRAY_K(c->cpu, 1, c->run_only);
+    MCOL_ARRAY_K(c->core, 1, c->run_only);
+    MCOL_ARRAY_K(c->numa, 1, c->run_only);
+    MCOL_ARRAY_K(c->kind, 0, c->run_only);
     MCOL_DELTA(C_START);
     MCOL_SIGNED(C_DUR);
     MCOL_DELTA(C_ISTART);

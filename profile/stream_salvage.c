@@ -85,6 +85,7 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last)
         rc |= stage_raw(&out, &pay, FMT_CHUNK_THREADS, s->n_th, &chunks);
     }
     if (nx) {
+        fmt_ws_fill_run(s, nx);
         fmt_enc_xu_cols(&pay, &s->xc, nx, s->n_events);
         rc |= stage_raw(&out, &pay, FMT_CHUNK_XUS, nx, &chunks);
     }
@@ -109,6 +110,7 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last)
     munmap(m, total);
     /* written (or failed for good): a later flush must not repeat them */
     s->n_con = s->n_lab = s->n_th = s->n_xu = s->n_parts = 0;
+    s->run_from = 0;
     s->constructs.len = s->threads.len = s->parts.len = 0;
     s->used = 0;
     return rc;

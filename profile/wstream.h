@@ -9,6 +9,8 @@
 #define OMPF_WSTREAM_H
 
 #include <pthread.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "fmt.h"
 #include "ompfuse/file.h"
@@ -32,6 +34,13 @@ struct ompf_wstream {
      * reads fastest; a record call only stores its fields. */
     fmt_xu_cols_t xc;
     size_t n_xu, cap_xu;
+    /* The columns thread .. kind seldom change from one XU to the next:
+     * their items run_from .. n_xu - 1 are not stored yet and all equal
+     * the fields thread .. kind of run.  They are stored when an XU brings
+     * other values, and before the columns are encoded (fmt_ws_fill_run):
+     * an XU costs one comparison instead of eight stores. */
+    size_t run_from;
+    ompf_xu_t run;
     fmt_path_cols_t lc; /* label nodes, as paths (PATHS chunks) */
     size_t n_lab, cap_lab;
     size_t used;     /* bytes of buffered records */
@@ -74,6 +83,18 @@ int fmt_ws_salvage(ompf_wstream_t *s, int drop_last);
 /* Stores values (NULL: missing) of buffered XU i (file_stream.c). */
 void fmt_ws_put_values(ompf_wstream_t *s, size_t i, const double *values);
 
+/* The bytes of ompf_xu_t from thread to kind: the run's fields. */
+#define FMT_WS_RUN_AT offsetof(ompf_xu_t, thread)
+#define FMT_WS_RUN_LEN (offsetof(ompf_xu_t, kind) + 1 - FMT_WS_RUN_AT)
+
+/* Stores the run's items up to XU `to` (excluded) into the columns
+ * (file_stream.c); async-signal-safe. */
+void fmt_ws_fill_run(ompf_wstream_t *s, size_t to);
+
+/* XU i brings other values than the run: the run ends before it, a new
+ * one starts with its values (file_stream.c). */
+void fmt_ws_new_run(ompf_wstream_t *s, size_t i, const ompf_xu_t *xu);
+
 /* ompf_wstream_label_path for a valid path (s != NULL, first_id != 0,
  * 1 <= n <= FMT_PATH_MAX, ids not wrapping). */
 static inline __attribute__((always_inline)) int fmt_ws_path(ompf_wstream_t *s, uint64_t first_id, uint64_t parent_id,
@@ -93,9 +114,12 @@ static inline __attribute__((always_inline)) int fmt_ws_path(ompf_wstream_t *s, 
     return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
 }
 
-/* ompf_wstream_xu for s != NULL and xu != NULL. */
-static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu, uint64_t construct_id,
-                            uint64_t label_id, const double *values)
+/* ompf_wstream_xu for s != NULL and xu != NULL; vals 0: the stream's
+ * writer has no events (values unused). */
+static inline __attribute__((always_inline)) int fmt_ws_xu_(ompf_wstream_t *s, const ompf_xu_t *xu,
+                                                            uint64_t construct_id,
+                                                            uint64_t label_id,
+                                                            const double *values, int vals)
 {
     size_t i = s->n_xu;
     if (__builtin_expect(i == s->cap_xu, 0))
@@ -104,23 +128,39 @@ static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, co
     c->id[i] = xu->id;
     c->cid[i] = construct_id;
     c->lid[i] = label_id;
-    c->thread[i] = xu->thread;
-    c->team_thread[i] = xu->team_thread;
-    c->team_size[i] = xu->team_size;
-    c->parts[i] = xu->parts;
-    c->cpu[i] = xu->cpu;
-    c->core[i] = xu->core;
-    c->numa[i] = xu->numa;
-    c->kind[i] = xu->kind;
+    /* thread apart: a caller may have just stored it, and a wide load
+     * over a narrow store just made waits for the store to complete */
+    if (__builtin_expect(xu->thread != s->run.thread ||
+                             memcmp(&xu->team_thread, &s->run.team_thread,
+                                    FMT_WS_RUN_LEN - sizeof xu->thread) != 0,
+                         0))
+        fmt_ws_new_run(s, i, xu);
     c->start[i] = xu->start_ns;
     c->end[i] = xu->end_ns;
     c->iter_start[i] = xu->iter_start;
     c->iter_count[i] = xu->iter_count;
     s->n_xu = i + 1;
-    if (s->n_events)
+    if (vals && s->n_events)
         fmt_ws_put_values(s, i, values);
     s->used += s->xu_bytes;
     return s->used >= s->capacity ? ompf_wstream_flush(s) : 0;
+}
+
+static inline __attribute__((always_inline)) int fmt_ws_xu(ompf_wstream_t *s, const ompf_xu_t *xu,
+                                                           uint64_t construct_id,
+                                                           uint64_t label_id,
+                                                           const double *values)
+{
+    return fmt_ws_xu_(s, xu, construct_id, label_id, values, 1);
+}
+
+/* fmt_ws_xu for a stream whose writer has no events (no values). */
+static inline __attribute__((always_inline)) int fmt_ws_xu_noval(ompf_wstream_t *s,
+                                                                 const ompf_xu_t *xu,
+                                                                 uint64_t construct_id,
+                                                                 uint64_t label_id)
+{
+    return fmt_ws_xu_(s, xu, construct_id, label_id, NULL, 0);
 }
 
 #endif

@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "gen.h"
 #include "ompfuse/file.h"
+#include "wstream.h"
 
 #define NTHREADS 8
 #define PER_THREAD 5000
@@ -272,11 +273,12 @@ static void test_column_codec_matches_rows(void **state)
     (void)state;
     static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000};
     uint64_t seed = 0x2545f4914f6cdd1dULL;
+    int runs_checked = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
         for (int m = 0; m < SHAPES; m++)
             for (uint32_t ne = 0; ne <= 3; ne += 3) {
                 size_t n = sizes[si], cap = n ? n : 1;
-                fmt_xu_cols_t c;
+                fmt_xu_cols_t c = {0};
                 uint64_t *u64[7];
                 for (int k = 0; k < 7; k++)
                     u64[k] = calloc(cap, 8);
@@ -325,6 +327,26 @@ static void test_column_codec_matches_rows(void **state)
                 assert_false(a.oom || b.oom);
                 assert_int_equal(a.len, b.len);
                 assert_memory_equal(a.data, b.data, a.len);
+                /* thread .. kind constant from item 1 on: the same bytes
+                 * from their items 0 and 1 alone (run_only, wstream.h) */
+                int same = 1;
+                for (size_t i = 2; i < n; i++)
+                    same &= c.thread[i] == c.thread[1] && c.team_thread[i] == c.team_thread[1] &&
+                            c.team_size[i] == c.team_size[1] && c.parts[i] == c.parts[1] &&
+                            c.cpu[i] == c.cpu[1] && c.core[i] == c.core[1] &&
+                            c.numa[i] == c.numa[1] && c.kind[i] == c.kind[1];
+                if (same) {
+                    for (size_t i = 2; i < n; i++) /* not read */
+                        c.thread[i] = c.team_thread[i] = c.team_size[i] = c.parts[i] = 77,
+                        c.cpu[i] = c.core[i] = c.numa[i] = 77, c.kind[i] = 77;
+                    c.run_only = 1;
+                    b.len = 0;
+                    fmt_enc_xu_cols(&b, &c, n, ne);
+                    c.run_only = 0;
+                    assert_int_equal(a.len, b.len);
+                    assert_memory_equal(a.data, b.data, a.len);
+                    runs_checked++;
+                }
                 fmt_buf_free(&a);
                 fmt_buf_free(&b);
                 for (int k = 0; k < 7; k++)
@@ -333,6 +355,7 @@ static void test_column_codec_matches_rows(void **state)
                 free(c.cpu), free(c.core), free(c.numa), free(c.kind), free(c.vals);
                 free(xu), free(rows);
             }
+    assert_true(runs_checked > 0);
 }
 
 /* Every field of an XU survives the stream at its extremes, and the
@@ -511,6 +534,86 @@ static void test_label_paths(void **state)
     gen_rmdir(dir);
 }
 
+/* The columns thread .. kind are stored lazily, as runs of equal values
+ * (wstream.h): runs of 1 to 700 XUs, flushes of one run of 1, 2, 3 and
+ * many XUs and flushes that cut runs, then a salvage of a stream whose
+ * last run is still pending; every XU reads back with its own fields. */
+static uint32_t run_of(uint32_t k)
+{
+    /* k -> a run number: run lengths 1, 2, 3, 700, 1, 2, 3, 700, ... */
+    static const uint32_t len[] = {1, 2, 3, 700};
+    uint32_t r = 0;
+    for (;;) {
+        uint32_t l = len[r % 4];
+        if (k < l)
+            return r;
+        k -= l;
+        r++;
+    }
+}
+
+static ompf_xu_t run_xu(uint32_t k)
+{
+    uint32_t r = run_of(k);
+    ompf_xu_t x = {.id = k + 1, .thread = r % 3, .team_thread = r % 2, .team_size = 2 + r % 5,
+                   .parts = 1 + r % 4, .cpu = (int32_t)(r % 7) - 1, .core = (int32_t)r,
+                   .numa = -(int32_t)(r % 2), .kind = (uint8_t)(r % 6),
+                   .start_ns = 10 * k, .end_ns = 10 * k + 5};
+    return x;
+}
+
+static void test_runs_and_salvage(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/r.ompf", dir);
+    ompf_profile_t *h = header();
+    ompf_error_t err = {0};
+    ompf_writer_t *w;
+    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
+    ompf_wstream_t *s;
+    assert_int_equal(ompf_wstream_create(w, 50000, &s), 0);
+    ompf_construct_t c = {.module = "/bin/app", .build_id = "", .offset = 1,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_wstream_construct(s, 1, &c), 0);
+    assert_int_equal(ompf_wstream_label(s, 1, 0, 0), 0);
+    enum { N = 5000 };
+    for (uint32_t k = 0; k < N; k++) {
+        ompf_xu_t x = run_xu(k);
+        assert_int_equal(ompf_wstream_xu(s, &x, 1, 1, NULL), 0);
+        /* flushes holding one run of 1, 2 and 3 XUs */
+        if (k == 706 + 0 || k == 706 + 2 || k == 706 + 5)
+            assert_int_equal(ompf_wstream_flush(s), 0);
+    }
+    /* the last run (XUs 4236 .. 4935, then 4936 ..) is still pending */
+    assert_int_equal(fmt_ws_salvage(s, 0), 0);
+    ompf_profile_t *p;
+    ompf_read_info_t info;
+    int rc = ompf_profile_read(ompf_writer_tmp_path(w), &p, &info, &err);
+    assert_int_equal(rc, OMPF_ETRUNC);
+    assert_int_equal(ompf_xu_count(p), N);
+    for (uint32_t k = 0; k < N; k++) {
+        const ompf_xu_t *x = ompf_xu_get(p, k);
+        ompf_xu_t want = run_xu(k);
+        assert_int_equal(x->id, want.id);
+        assert_int_equal(x->thread, want.thread);
+        assert_int_equal(x->team_thread, want.team_thread);
+        assert_int_equal(x->team_size, want.team_size);
+        assert_int_equal(x->parts, want.parts);
+        assert_int_equal(x->cpu, want.cpu);
+        assert_int_equal(x->core, want.core);
+        assert_int_equal(x->numa, want.numa);
+        assert_int_equal(x->kind, want.kind);
+        assert_int_equal(x->start_ns, want.start_ns);
+        assert_int_equal(x->end_ns, want.end_ns);
+    }
+    ompf_profile_destroy(p);
+    ompf_writer_abort(w);
+    ompf_profile_destroy(h);
+    gen_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_column_codec_matches_rows),
         cmocka_unit_test(test_stream_extremes),
         cmocka_unit_test(test_label_paths),
+        cmocka_unit_test(test_runs_and_salvage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
