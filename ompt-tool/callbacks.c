@@ -393,6 +393,9 @@ static void chunk_close(ft_thread_t *t, ft_task_t *x, ft_when_t *w)
     }
 }
 
+static inline void tl_chunk_before_child(ft_thread_t *t, ft_task_t *x,
+                                         ompt_data_t *task_data);
+
 /* ---- threads ---------------------------------------------------------------- */
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
@@ -434,6 +437,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     ENTER(t);
     ft_task_t *enc = encountering_task_data ? encountering_task_data->ptr
                                             : NULL;
+    if (enc)
+        tl_chunk_before_child(t, enc, encountering_task_data);
     ft_task_t *p = task_alloc(t, 0);
     if (p) {
         p->kind = FT_PARALLEL;
@@ -563,6 +568,8 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint,
         LEAVE(t);
         return;
     }
+    if (endpoint == ompt_scope_begin)
+        tl_chunk_before_child(t, x, task_data);
     int loopish = 0;
     switch ((int)wstype) {
     case ompt_work_loop:
@@ -719,6 +726,8 @@ static long tl_wait_off(void)
 static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
                                ompt_data_t *task_data)
 {
+    if (x->tl_lost) /* tried when it created something: wait once */
+        return;
     long off = __atomic_load_n(&ft_g.tl_chunk_off, __ATOMIC_RELAXED);
     if (off == 0 && x->owner != t)
         off = tl_wait_off();
@@ -739,10 +748,24 @@ static void tl_missed_dispatch(ft_thread_t *t, ft_task_t *x,
             return;
         }
     }
+    x->tl_lost = 1;
     ft_warn_once("tl-missed",
                  "warning: the OpenMP runtime ran a taskloop chunk task "
                  "without reporting its iteration range; such chunks are "
                  "not recorded as XUs (their counts go to the gap)");
+}
+
+/* Task x is about to label something created in it (a task, a construct
+ * instance): if x is a taskloop chunk task whose dispatch libomp skipped
+ * (a thief started it before the creator stored the chunk), recover its
+ * chunk now, not only at its end -- else what it creates is labelled
+ * under x's unset label (the root) instead of under the chunk. */
+static inline void tl_chunk_before_child(ft_thread_t *t, ft_task_t *x,
+                                         ompt_data_t *task_data)
+{
+    if (__builtin_expect(x->tl && !x->is_xu && !x->tl_splitter, 0) &&
+        x->kind == FT_EXPLICIT)
+        tl_missed_dispatch(t, x, task_data);
 }
 
 static FT_INLINE void dispatch(ompt_data_t *task_data, ompt_dispatch_t kind,
@@ -896,6 +919,10 @@ static FT_INLINE void task_create(ompt_data_t *encountering_task_data,
                 sp[k]->is_xu = 0;
             }
     } else {
+        if (enc) {
+            tl_chunk_before_child(t, enc, encountering_task_data);
+            c = top_ctx(enc);
+        }
         uint64_t addr;
         uint64_t cons = ft_construct_memo(t, codeptr_ra, OMPF_CK_TASK,
                                      c ? c->construct : 0, &addr);
@@ -1048,6 +1075,7 @@ static void on_masked(ompt_scope_endpoint_t endpoint,
     ft_task_t *x = task_data ? task_data->ptr : NULL;
     if (x) {
         if (endpoint == ompt_scope_begin) {
+            tl_chunk_before_child(t, x, task_data);
             /* the body runs on thread 0 only and sequentially: its
              * children are children of the masked instance */
             ft_ctx_t *c = top_ctx(x);

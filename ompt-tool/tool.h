@@ -73,6 +73,7 @@ typedef struct ft_task {
     uint8_t is_xu;          /* explicit task recorded as XU */
     uint8_t tl;             /* created by a taskloop (chunk or splitter) */
     uint8_t tl_splitter;    /* it created taskloop tasks: not an XU */
+    uint8_t tl_lost;        /* chunk task whose chunk was not recovered */
     uint8_t ws_kind;        /* ompf_xu_kind_t of the open loop's chunks */
     ft_ctx_t ctx[FT_CTX_MAX]; /* ctx[0]: the task itself */
     ft_ctx_t chunk_ctx;     /* implicit: labelling context of the chunk */

@@ -303,6 +303,25 @@ static int taskwait_children(void)
     return 0;
 }
 
+/* 300 small taskloops in a row, each of 2 one-iteration chunks whose
+ * body creates a task first thing: idle threads steal each chunk as soon
+ * as it is queued, many chances to start one (and create its task) before
+ * the creator has stored the chunk's range (tool_taskloop_children runs
+ * it with OMP_WAIT_POLICY=passive, which widens that window). */
+static int taskloop_children(void)
+{
+#pragma omp parallel
+#pragma omp single
+    for (int r = 0; r < 300; r++) {
+#pragma omp taskloop num_tasks(2)
+        for (int i = 0; i < 2; i++) {
+#pragma omp task
+            work(0);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
@@ -335,6 +354,8 @@ int main(int argc, char **argv)
         return compute(n);
     if (!strcmp(m, "untied"))
         return untied();
+    if (!strcmp(m, "taskloop_children"))
+        return taskloop_children();
     if (!strcmp(m, "taskwait_children"))
         return taskwait_children();
     fprintf(stderr, "usage: mix MODE [N]\n");
