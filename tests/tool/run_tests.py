@@ -781,11 +781,13 @@ def t_hem_half_running():
         print("%s: scaled TASK-CLOCK %d ns vs plain runs before/after %s: "
               "%+.2f%%" % (mode, tc, plain[-2:], 100 * dev))
         # another run: the shared VM (and ASan, whose signal handling makes
-        # the multiplexed run itself slower) move CPU time by up to ~16 %
-        # between runs of the same loop; the exact check is the same-run
-        # one above, this one catches gross scaling errors (a factor 2)
-        check(abs(dev) <= 0.25, "%s: scaled TASK-CLOCK off by %.1f%% "
-              "from plain runs (bound 25%%)" % (mode, 100 * dev))
+        # the multiplexed run itself slower) move CPU time between runs of
+        # the same loop (+36 % seen under load, one run in five); the exact
+        # check is the same-run one above, this one catches gross scaling
+        # errors: a factor 2 either way (-50 %, +100 %) is outside
+        check(-0.4 <= dev <= 0.6, "%s: scaled TASK-CLOCK off by %.1f%% "
+              "from plain runs (bounds -40%%, +60%%: a factor 2 is "
+              "outside)" % (mode, 100 * dev))
         if mode == "hem":
             # cumulative scaling telescopes: XUs + gap = scaled total
             # (values are printed rounded: 0.5 per XU)
