@@ -24,14 +24,16 @@ static int grow(void **a, size_t n, size_t elem)
     return 0;
 }
 
-/* Grows every column to n entries (the caller's capacity rule). */
-int ompf__lean_reserve(ompf_profile_t *p, size_t n)
+/* Room for need XUs in every column: the id column grows by ompf__grow's
+ * rule, the others follow its capacity. */
+int ompf__lean_reserve(ompf_profile_t *p, size_t need)
 {
-    if (n <= p->cap_xu)
+    size_t n = p->cap_xu;
+    if (ompf__grow((void **)&p->lx_id, &n, need, sizeof *p->lx_id))
+        return OMPF_ENOMEM;
+    if (n == p->cap_xu)
         return 0;
-    if (n > SIZE_MAX / sizeof(uint64_t) ||
-        grow((void **)&p->lx_id, n, sizeof *p->lx_id) ||
-        grow((void **)&p->lx_type, n, sizeof *p->lx_type) ||
+    if (grow((void **)&p->lx_type, n, sizeof *p->lx_type) ||
         grow((void **)&p->lx_label, n, sizeof *p->lx_label) ||
         ((p->lean & (OMPF_LEAN_START | OMPF_LEAN_TIMES)) &&
          grow((void **)&p->lx_start, n, sizeof *p->lx_start)) ||

@@ -367,14 +367,8 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 {
     if (!p)
         return OMPF_EINVAL;
-    if (p->lean) {
-        /* the same capacity rule as ompf__grow, for every column */
-        size_t cap = p->cap_xu ? p->cap_xu : 16;
-        while (cap < n && cap <= SIZE_MAX / 2)
-            cap *= 2;
-        if (cap < n || ompf__lean_reserve(p, cap))
-            return OMPF_ENOMEM;
-    } else if (ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
+    if (p->lean ? ompf__lean_reserve(p, n)
+                : ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
         return OMPF_ENOMEM;
     /* Value and provenance rows follow the XU capacity. */
     n = p->cap_xu;

@@ -70,8 +70,8 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
-/* Lean storage (lean.c): makes an empty profile lean, grows its arrays to
- * cap_xu, stores XU i, frees them. */
+/* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs
+ * in its columns (ompf__grow's capacity rule), stores XU i, frees them. */
 int ompf__lean_set(ompf_profile_t *p, unsigned flags);
 int ompf__lean_reserve(ompf_profile_t *p, size_t n);
 void ompf__lean_store(ompf_profile_t *p, size_t i, const ompf_xu_t *xu);
