@@ -11,19 +11,22 @@ int ompf_label_map_into(const ompf_profile_t *p, ompf_profile_t *dst, uint32_t *
         return OMPF_EINVAL;
     size_t nl = p->n_lab;
     map[0] = OMPF_LABEL_ROOT;
-    int rc = 0;
-    /* A node's parent precedes it (nodes are appended).  Most lookups hit
-     * random memory: prefetch the slots 16 nodes ahead and their nodes 8
+    int rc = 0, hit = 0;
+    /* A node's parent precedes it (nodes are appended).  A lookup whose
+     * guess (ompf__label_child_hint) misses hits random memory: unless the
+     * last guess hit, prefetch the slots 16 nodes ahead and their nodes 8
      * ahead, whose parents are mapped by then. */
     for (size_t i = 1; i < nl && !rc; i++) {
-        for (size_t d = 8, s = 1; d <= 16; d += 8, s--) {
+        for (size_t d = 8, s = 1; d <= 16 && !hit; d += 8, s--) {
             size_t a = i + d;
             uint32_t pa = a < nl ? p->lab[a].parent : OMPF_NONE32;
             if (pa < i)
                 ompf_label_prefetch(dst, map[pa], p->lab[a].comp, (int)s);
         }
         uint32_t par = p->lab[i].parent;
-        rc = par < i ? ompf_label_child(dst, map[par], p->lab[i].comp, &map[i]) : OMPF_EFORMAT;
+        rc = par < i ? ompf__label_child_hint(dst, map[par], p->lab[i].comp, map[i - 1] + 1,
+                                              &map[i], &hit)
+                     : OMPF_EFORMAT;
     }
     return rc;
 }

@@ -7,13 +7,20 @@
  * distort the ratio.
  *
  * usage: bench_fusion [--quick] [--runs R] [--xus N] [--bc-steps S]
- *                     [--bc-xus M] [--keep] [--generate-only] DIR
+ *                     [--bc-xus M] [--order shuffled|alike] [--keep]
+ *                     [--generate-only] DIR
  *   defaults: 10 runs x 1e6 XUs (LGL, CTC); 8 BC steps x 1e5 XUs per type,
  *   2 types; --quick divides the sizes by 10.  DIR receives the inputs
  *   (about 40 bytes per XU per run) and is emptied unless --keep.
  *   --generate-only writes the inputs (lgl*.ompf, bc*.ompf; deterministic:
  *   the same sizes give the same files) and measures nothing; the test
  *   fusion_outputs_* fuses them with the CLI.
+ *   --order: the order of each run's XU and label records.  shuffled (the
+ *   default, the worst case): a random permutation per run, so no two runs
+ *   agree.  alike: the order of a real program's runs, which mostly agree
+ *   (each thread's records come in order, interleaved differently in each
+ *   run): the natural order cut into blocks of 1-512 records, each block
+ *   swapped with the next one with probability 1/2.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -63,6 +70,8 @@ static void die(const char *what, const ompf_error_t *err)
 /* One run: n XUs of n_types types (loop-chunk-like labels 0.region.addr.
  * chunk), record order shuffled, start times jittered, values = the XU's
  * base value with 5% noise (events 0..n_ev-1 named by names). */
+static int order_alike; /* --order alike */
+
 static void make_run(const char *path, uint64_t run_id, size_t n, int n_types,
                      const char **names, int n_ev, const double *base,
                      uint64_t seed)
@@ -103,11 +112,25 @@ static void make_run(const char *path, uint64_t run_id, size_t n, int n_types,
     for (size_t i = 0; i < n; i++)
         perm[i] = (uint32_t)i;
     rs = seed;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = rnd() % i;
-        uint32_t t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
+    if (!order_alike) {
+        for (size_t i = n; i > 1; i--) {
+            size_t j = rnd() % i;
+            uint32_t t = perm[i - 1];
+            perm[i - 1] = perm[j];
+            perm[j] = t;
+        }
+    } else {
+        /* Blocks [a, b) and [b, c) trade places with probability 1/2. */
+        for (size_t a = 0; a < n;) {
+            size_t b = a + 1 + rnd() % 512, c = b + 1 + rnd() % 512;
+            if (c > n || !(rnd() & 1)) {
+                a = b;
+                continue;
+            }
+            for (size_t k = 0; k < c - a; k++)
+                perm[a + k] = (uint32_t)(k < c - b ? b + k : a + k - (c - b));
+            a = c;
+        }
     }
     double *v = malloc((size_t)n_ev * sizeof *v);
     for (size_t k = 0; k < n; k++) {
@@ -220,17 +243,22 @@ int main(int argc, char **argv)
             bc_steps = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--bc-xus") && i + 1 < argc)
             bc_xus = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--order") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "shuffled") || !strcmp(argv[i + 1], "alike")))
+            order_alike = !strcmp(argv[++i], "alike");
         else if (argv[i][0] != '-' && !dir)
             dir = argv[i];
         else {
             fprintf(stderr, "usage: bench_fusion [--quick] [--runs R] [--xus N] "
-                            "[--bc-steps S] [--bc-xus M] [--keep] [--generate-only] DIR\n");
+                            "[--bc-steps S] [--bc-xus M] [--order shuffled|alike] [--keep] "
+                            "[--generate-only] DIR\n");
             return 2;
         }
     }
     if (!dir || runs < 2 || bc_steps < 1 || !xus || !bc_xus) {
         fprintf(stderr, "usage: bench_fusion [--quick] [--runs R] [--xus N] "
-                        "[--bc-steps S] [--bc-xus M] [--keep] [--generate-only] DIR\n");
+                        "[--bc-steps S] [--bc-xus M] [--order shuffled|alike] [--keep] "
+                            "[--generate-only] DIR\n");
         return 2;
     }
     if (quick) {

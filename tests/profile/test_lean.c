@@ -2,7 +2,8 @@
  * labels"): for every flag set, a lean read of a file holds exactly the
  * full read's ids, types, labels, times, values and exact counts, and
  * nothing it says it drops; it refuses the same damaged files; moving
- * labels into a shared trie keeps every XU's label. */
+ * labels into a shared trie keeps every XU's label, and so does reading
+ * into one, whichever guesses of the next node hit or miss. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,12 +245,108 @@ static void test_move_labels(void **state)
     ompf_profile_destroy(space);
 }
 
+/* A profile whose XU i has label labs[i] (and gen_profile's other fields). */
+static void write_labels(const char *file, char labs[][32], size_t n, unsigned seed)
+{
+    gen_opts_t o = {.n_xu = n, .n_threads = 1, .n_events = 1, .n_constructs = 1, .seed = seed};
+    ompf_profile_t *p = gen_profile(&o);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node;
+        assert_int_equal(ompf_label_parse(p, labs[i], &node), 0);
+        ((ompf_xu_t *)ompf_xu_get(p, i))->label = node;
+    }
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_write(p, file, &err), 0);
+    ompf_profile_destroy(p);
+}
+
+/* Adds every label of q's trie to u. */
+static void union_into(ompf_profile_t *u, const ompf_profile_t *q)
+{
+    char buf[512];
+    for (uint32_t k = 0; k < ompf_label_count(q); k++) {
+        ompf_label_format(q, k, buf, sizeof buf);
+        assert_int_equal(ompf_label_parse(u, buf, NULL), 0);
+    }
+}
+
+/* Reading into a shared trie guesses that a label is the node after the
+ * previous one's (runs create labels in nearly the same order).  Labels
+ * of few components make wrong guesses common: a node with the same
+ * component under another parent, or the same parent and another
+ * component.  Every XU keeps its label, and the trie holds the union. */
+static void test_label_guesses(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static char a[N][32], b[N][32];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int d = 1 + (int)(x % 4), n = snprintf(a[i], 32, "0");
+        for (int k = 0; k < d; k++)
+            n += snprintf(a[i] + n, (size_t)(32 - n), ".%u", (unsigned)((x >> (8 + 2 * k)) % 3));
+    }
+    /* b: a's order with neighbouring blocks swapped, a fifth replaced */
+    size_t i = 0;
+    while (i < N) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t l1 = 1 + x % 40, l2 = 1 + (x >> 20) % 40;
+        if (i + l1 + l2 > N) {
+            memcpy(b[i], a[i], 32);
+            i++;
+            continue;
+        }
+        for (size_t k = 0; k < l2; k++)
+            memcpy(b[i + k], a[i + l1 + k], 32);
+        for (size_t k = 0; k < l1; k++)
+            memcpy(b[i + l2 + k], a[i + k], 32);
+        i += l1 + l2;
+    }
+    for (size_t k = 0; k < N; k += 5)
+        snprintf(b[k], 32, "0.%zu.%zu", k % 7, k % 3);
+    char pa[1100], pb[1100];
+    snprintf(pa, sizeof pa, "%s/a.ompf", dir);
+    snprintf(pb, sizeof pb, "%s/b.ompf", dir);
+    write_labels(pa, a, N, 1);
+    write_labels(pb, b, N, 2);
+    ompf_profile_t *space, *qa, *qb, *alone, *u;
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_create(&space), 0);
+    assert_int_equal(ompf_profile_create(&u), 0);
+    assert_int_equal(ompf_profile_read_into(pa, OMPF_LEAN, space, &qa, NULL, &err), 0);
+    assert_int_equal(ompf_profile_read_into(pb, OMPF_LEAN, space, &qb, NULL, &err), 0);
+    assert_int_equal(ompf_profile_read(pb, &alone, NULL, &err), 0);
+    const ompf_profile_t *want[2] = {NULL, alone};
+    ompf_profile_t *got[2] = {qa, qb};
+    assert_int_equal(ompf_profile_read(pa, (ompf_profile_t **)&want[0], NULL, &err), 0);
+    char s1[512], s2[512];
+    for (int f = 0; f < 2; f++) {
+        ompf_u32_view_t l = ompf_xu_view_u32(got[f], OMPF_XU_LABEL);
+        for (size_t k = 0; k < N; k++) {
+            ompf_label_format(want[f], ompf_xu_get(want[f], k)->label, s1, sizeof s1);
+            ompf_label_format(space, l.base[k * l.stride], s2, sizeof s2);
+            assert_string_equal(s1, s2);
+            assert_string_equal(s1, f ? b[k] : a[k]);
+        }
+        union_into(u, want[f]);
+    }
+    assert_int_equal(ompf_label_count(space), ompf_label_count(u));
+    ompf_profile_destroy((ompf_profile_t *)want[0]);
+    ompf_profile_destroy(alone);
+    ompf_profile_destroy(qa);
+    ompf_profile_destroy(qb);
+    ompf_profile_destroy(space);
+    ompf_profile_destroy(u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lean_fields),
         cmocka_unit_test(test_lean_errors),
         cmocka_unit_test(test_move_labels),
+        cmocka_unit_test(test_label_guesses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
