@@ -97,13 +97,20 @@ mv $out.tmp $out
 """
 
 # The shape of the launcher's array script: start marker, the run, exit
-# marker with the run's status, both written atomically (tmp + mv).
+# marker with the run's status, both written atomically (tmp + mv).  Task
+# 2's first attempt holds until it is cancelled, so that "2 running, 3-6
+# pending" does not rest on squeue answering within its sleep.
 SCRIPT2 = """#!/bin/sh
 d={shared}
 i=$SLURM_ARRAY_TASK_ID
 echo "$SLURM_JOB_ID $(hostname) $(date +%s.%N)" > $d/$i.start.tmp && mv $d/$i.start.tmp $d/$i.start
 echo "$SLURM_ARRAY_JOB_ID $SLURM_JOB_ID" >> $d/executions.$i
-sleep {secs}
+if [ "$i" = 2 ] && [ ! -e $d/2.held ]; then
+  : > $d/2.held
+  sleep 60
+else
+  sleep {secs}
+fi
 rc=$?
 echo "$rc $(date +%s.%N)" > $d/$i.exit.tmp && mv $d/$i.exit.tmp $d/$i.exit
 """

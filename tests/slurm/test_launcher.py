@@ -132,8 +132,11 @@ def part_resume(c, tmp):
     log = os.path.join(tmp, "fake.log")
     d = os.path.join(tmp, "res")
     env = dict(c.env, FAKE_LOG=log, FAKE_SLEEP_MS="1500", OMPFUSE_TOOL=TOOL)
-    r = ompfuse_run(env, ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
-                          "--", FAKE, "x"])
+    # run 2's first attempt holds until it is cancelled (the resume runs
+    # without FAKE_HANG): "2 running, 3-6 queued" rests on no timing
+    r = ompfuse_run(dict(env, FAKE_HANG="lgl-2-r1"),
+                    ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
+                     "--", FAKE, "x"])
     check(r.returncode == 0 and "not waiting" in r.stderr, "--no-wait submits and returns")
     # only `ompfuse run` records results: had it waited, rows would be
     # done (no wall-time bound, which a loaded machine stretches)
