@@ -668,9 +668,10 @@ static void tl_chunk(ft_thread_t *t, ft_task_t *x,
 }
 
 /* One step of a bounded wait for another thread's store: spin briefly,
- * then yield; 0 once 50 ms have passed since t0.  50 ms covers
- * preemptions on an oversubscribed machine and bounds the cost where the
- * store never comes (a runtime that stores nothing). */
+ * then yield; 0 once 50 ms (OMPFUSE_TASKLOOP_WAIT_MS) have passed since
+ * t0.  50 ms covers most preemptions on an oversubscribed machine and
+ * bounds the cost where the store never comes (a runtime that stores
+ * nothing). */
 static int tl_wait_step(unsigned spin, const struct timespec *t0)
 {
     if (spin < 64) {
@@ -681,7 +682,7 @@ static int tl_wait_step(unsigned spin, const struct timespec *t0)
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - t0->tv_sec) * 1000000000L + (now.tv_nsec - t0->tv_nsec) > 50000000L)
+    if ((now.tv_sec - t0->tv_sec) * 1000000000L + (now.tv_nsec - t0->tv_nsec) > ft_g.tl_wait_ns)
         return 0;
     sched_yield();
     return 1;

@@ -265,6 +265,22 @@ static int configure(void)
             ft_degrade("mode", msg);
         }
     }
+    ft_g.tl_wait_ns = 50000000L;
+    const char *tlw = getenv("OMPFUSE_TASKLOOP_WAIT_MS");
+    if (tlw && *tlw) {
+        char *end;
+        errno = 0;
+        long ms = strtol(tlw, &end, 10);
+        if (errno || *end || ms < 1 || ms > 60000) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "OMPFUSE_TASKLOOP_WAIT_MS=%s is not a number of milliseconds "
+                     "from 1 to 60000; using 50", tlw);
+            ft_degrade("taskloop-wait", msg);
+        } else {
+            ft_g.tl_wait_ns = ms * 1000000L;
+        }
+    }
     const char *role = getenv("OMPFUSE_ROLE");
     ft_g.role = role && *role ? role : NULL;
     if (!ft_g.role && strcmp(ft_g.mode, OMPF_MODE_REFERENCE) == 0)

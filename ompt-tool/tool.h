@@ -140,6 +140,7 @@ typedef struct ft_global {
     const char *mode;
     const char *role;
     long pmu_slots;         /* -1: no limit */
+    long tl_wait_ns;        /* taskloop chunk wait bound (callbacks.c) */
     size_t nev;
     ompf_cnt_set_t *set;
     ompf_writer_t *writer;

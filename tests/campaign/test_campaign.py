@@ -53,15 +53,15 @@ def test_resume(tmp):
     log = os.path.join(tmp, "log")
     cmd = [OMPFUSE, "run", "--plan", plan, "--out", out, "--", FAKE, "arg1"]
     e = env(FAKE_LOG=log, FAKE_SLEEP_MS=250)
-    p = subprocess.Popen(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     k = 3
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        ends = [n for (w, n), c in log_entries(log).items() if w == "end" and n != "plain"]
-        if len(ends) >= k:
-            time.sleep(0.1)  # the next run is in flight when killed
-            break
+    # run k + 1 holds (the rerun goes without FAKE_HANG): it is in flight
+    # when killed, however long the machine takes to get there
+    p = subprocess.Popen(cmd, env=dict(e, FAKE_HANG=NAMES[k]), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and ("start", NAMES[k]) not in log_entries(log):
         time.sleep(0.02)
+    check(("start", NAMES[k]) in log_entries(log), f"run {NAMES[k]} started within 120 s")
     p.send_signal(signal.SIGKILL)
     p.wait()
     first = log_entries(log)

@@ -293,7 +293,7 @@ def t_events():
     check(any(l.split()[:2] == ["msr/tsc/", "OPENS"]
               for l in r.stdout.splitlines()), "msr/tsc/ does not open")
     before = tracefs_names(root)
-    r = sh([A.ompfuse, "events", "--tracepoints", "--probe"], timeout=600)
+    r = sh([A.ompfuse, "events", "--tracepoints", "--probe"], timeout=1800)
     after = tracefs_names(root)
     listed = {l.split()[0] for l in r.stdout.splitlines()
               if l.startswith("  ") and ":" in l.split()[0] and

@@ -382,6 +382,7 @@ typedef struct {
     group_t g;
     ompf_mux_t *m;
     atomic_int phase; /* 1: engine running, 2: stopped by main, 3: done */
+    _Atomic uint64_t rotations; /* the owner's count while it runs */
     ompf_mux_stats_t before, after;
 } stop_t;
 
@@ -393,8 +394,12 @@ static void *stop_worker(void *arg)
         return NULL;
     }
     atomic_store(&s->phase, 1);
-    while (atomic_load(&s->phase) == 1)
+    while (atomic_load(&s->phase) == 1) {
         compute_for(1e-4);
+        ompf_mux_stats_t st;
+        ompf_mux_get_stats(s->m, &st);
+        atomic_store(&s->rotations, st.rotations);
+    }
     ompf_mux_get_stats(s->m, &s->before);
     compute_for(0.05); /* group closed; a queued signal may still come */
     ompf_mux_get_stats(s->m, &s->after);
@@ -416,8 +421,12 @@ static void scenario_stop(void)
         failures++;
         return;
     }
-    struct timespec ts = {0, 30000000};
-    nanosleep(&ts, NULL); /* let the owner rotate for a while */
+    /* let the owner rotate for a while: 11 rotations (about 30 ms on a
+     * quiet machine), however slowly a loaded one gets there (10 s) */
+    for (int i = 0; i < 10000 && atomic_load(&s.rotations) <= 10; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
     ompf_mux_stop(s.m);
     close_group(&s.g); /* safe now: no handler reads it any more */
     atomic_store(&s.phase, 2);

@@ -240,13 +240,16 @@ def part_cancel(c, tmp):
     open(plan, "w").write(PLAN6)
     log = os.path.join(tmp, "fakec.log")
     d = os.path.join(tmp, "cancel")
-    env = dict(c.env, FAKE_LOG=log, FAKE_SLEEP_MS="3000", OMPFUSE_TOOL=TOOL)
+    # run 1 holds until it is cancelled, however slow the machine
+    env = dict(c.env, FAKE_LOG=log, FAKE_HANG="lgl-1-r1", OMPFUSE_TOOL=TOOL)
     r = ompfuse_run(env, ["--launcher", "slurm", "--no-wait", "--plan", plan, "--out", d,
                           "--", FAKE, "x"])
     check(r.returncode == 0, "--no-wait: exit 0")
     start1 = os.path.join(d, "slurm", "tasks", "1.start")
     t0 = time.time()
-    while not os.path.exists(start1) and time.time() - t0 < 60:
+    while not os.path.exists(start1):
+        if time.time() - t0 > 60:
+            raise cluster.ClusterError("run 1 never started:\n" + c.run(["squeue", "-r"]).stdout)
         time.sleep(0.05)
     r = ompfuse_run(env, ["--resume", d, "--cancel"])
     rows = manifest(d)
