@@ -14,13 +14,12 @@
  * iterations.  XUs with a missing overlapping value join in a last
  * one-cell iteration.
  *
- * After the sort the coordinates are no longer needed: the iterations
- * only read, per XU in Morton order, its tag and the level it shares with
- * its predecessor.  Contiguity gives level(a, c) = max(level(a, b),
- * level(b, c)) for a <= b <= c, so when paired XUs are dropped the level
- * between the new neighbours is the running maximum over the dropped
- * ones, and an iteration streams 9 bytes per XU instead of its k + 1
- * words. */
+ * After the sort the coordinates are no longer needed: the pairing only
+ * reads, per XU in Morton order, its tag and the level it shares with its
+ * predecessor.  Contiguity gives level(a, c) = max(level(a, b),
+ * level(b, c)) for a <= b <= c, so the cells of all levels form a tree,
+ * and all iterations are done in one pass with a stack of open cells
+ * (pair_levels). */
 #include <math.h>
 #include <string.h>
 
@@ -376,20 +375,21 @@ static void sort_keys(fz_key_t *k, size_t n)
     }
 }
 
-/* Pairs, inside one cell (tags a..b-1), prev and cur members in order-key
- * order. */
-static void pair_cell(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, size_t a,
-                      size_t b)
+/* Pairs, among the cnt XUs at positions pos[] (ascending: Morton order),
+ * prev and cur members in order-key order; the position breaks ties of
+ * the key, as it always has. */
+static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint32_t *pos,
+                         size_t cnt)
 {
     size_t np = 0, nc = 0;
     fz_key_t *tp = g->tp, *tc = g->tc;
-    for (size_t j = a; j < b; j++) {
-        uint64_t t = tag[j];
+    for (size_t i = 0; i < cnt; i++) {
+        uint64_t t = tag[pos[i]];
         if (t & TAG_PAIRED)
             continue;
-        uint32_t i = (uint32_t)(t & TAG_INDEX);
-        fz_key_t key = (t & TAG_SIDE) ? pb->ckey[i] : pb->pkey[i];
-        key.idx = (uint32_t)j;
+        uint32_t x = (uint32_t)(t & TAG_INDEX);
+        fz_key_t key = (t & TAG_SIDE) ? pb->ckey[x] : pb->pkey[x];
+        key.idx = pos[i];
         if (t & TAG_SIDE)
             tc[nc++] = key;
         else
@@ -408,6 +408,88 @@ static void pair_cell(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, size_t a,
         *p |= TAG_PAIRED;
         *q |= TAG_PAIRED;
     }
+}
+
+/* The open cells of pair_levels, bottom to top. */
+typedef struct cell_stack {
+    uint32_t *pos;    /* unpaired positions of the open cells, in order */
+    uint64_t *frame;  /* per open cell: first member << 16 | side bits << 8 |
+                         level of the boundary to its left */
+    size_t n, top;    /* open cells, members */
+    uint64_t levels;  /* bit L: some level-L cell was paired */
+} cell_stack_t;
+
+#define FR_FIRST(f) ((size_t)((f) >> 16))
+#define FR_SIDES(f) ((unsigned)((f) >> 8) & 3u)
+#define FR_LEVEL(f) ((unsigned)(f) & 255u)
+
+static uint64_t frame_of(size_t first, unsigned sides, unsigned level)
+{
+    return (uint64_t)first << 16 | (uint64_t)sides << 8 | level;
+}
+
+static unsigned sides_of(uint64_t t)
+{
+    return (t & TAG_SIDE) ? 2u : 1u;
+}
+
+/* Closes the open cells on top whose left boundary has level L, merging
+ * them into the cell below (the level-L cell), and pairs it. */
+static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, cell_stack_t *cs)
+{
+    unsigned L = FR_LEVEL(cs->frame[cs->n - 1]), sides = 0;
+    size_t m = cs->n - 1;
+    while (m > 0 && FR_LEVEL(cs->frame[m]) == L)
+        sides |= FR_SIDES(cs->frame[m--]);
+    /* cells m .. n-1 become cell m */
+    uint64_t base = cs->frame[m];
+    sides |= FR_SIDES(base);
+    size_t first = FR_FIRST(base);
+    cs->n = m + 1;
+    if (sides == 3) {
+        pair_members(g, pb, tag, cs->pos + first, cs->top - first);
+        cs->levels |= 1ull << L;
+        size_t keep = first;
+        sides = 0;
+        for (size_t i = first; i < cs->top; i++) {
+            uint64_t t = tag[cs->pos[i]];
+            if (t & TAG_PAIRED)
+                continue;
+            sides |= sides_of(t);
+            cs->pos[keep++] = cs->pos[i];
+        }
+        cs->top = keep;
+    }
+    cs->frame[m] = frame_of(first, sides, FR_LEVEL(base));
+}
+
+/* The cells of all levels form a tree (a level-L cell is a run of
+ * neighbours sharing level <= L), and pairing inside a cell only needs
+ * its sub-cells' unpaired XUs, which are one-sided once they are paired.
+ * So instead of one pass over all unpaired XUs per level, one pass over
+ * the XUs keeps a stack of cells: when the boundary to the next XU is of
+ * a higher level than the ones on top, those cells are closed (merged
+ * into the cell of their boundary's level and paired there if it holds
+ * both sides).  The pairs are those of the level-by-level relaxation of
+ * the paper (docs/fusion.md, BC), which processes exactly the levels at
+ * which some cell holds both sides: the iterations reported are those
+ * levels.  Returns the number of unpaired XUs left, their positions
+ * first in pos[]. */
+static size_t pair_levels(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint8_t *lv,
+                          size_t ne, unsigned *iterations)
+{
+    cell_stack_t cs = {g->idx, g->key, 0, 0, 0};
+    for (size_t j = 0; j < ne; j++) {
+        unsigned b = j ? lv[j] : 0;
+        while (cs.n >= 2 && FR_LEVEL(cs.frame[cs.n - 1]) < b)
+            close_level(g, pb, tag, &cs);
+        cs.frame[cs.n++] = frame_of(cs.top, sides_of(tag[j]), b);
+        cs.pos[cs.top++] = (uint32_t)j;
+    }
+    while (cs.n >= 2)
+        close_level(g, pb, tag, &cs);
+    *iterations = (unsigned)__builtin_popcountll(cs.levels);
+    return cs.top;
 }
 
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
@@ -475,47 +557,13 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
     if (rc)
         return rc;
     uint64_t *tag = g->tag;
-    uint8_t *lv = g->lv;
-    /* Finest level at which two neighbours of different sides share a
-     * cell: the next level that can pair anything (then found while the
-     * paired XUs are dropped). */
-    unsigned L = 65;
-    for (size_t j = 1; j < ne; j++) {
-        unsigned l = ((tag[j - 1] ^ tag[j]) & TAG_SIDE) ? lv[j] : 65;
-        L = l < L ? l : L;
-    }
-    while (L != 65) {
-        /* Cells of level L are the runs of neighbours sharing level <= L;
-         * each is paired, then its unpaired XUs are kept (behind the scan,
-         * which only reads ahead), finding the next level as they go. */
-        size_t keep = 0;
-        unsigned run = 0, next = 65; /* level spanned since the last kept */
-        uint64_t side = 0;           /* of the last kept XU */
-        for (size_t a = 0; a < ne;) {
-            size_t b = a + 1;
-            uint64_t mixed = 0;
-            while (b < ne && lv[b] <= L)
-                mixed |= (tag[a] ^ tag[b++]) & TAG_SIDE;
-            if (mixed)
-                pair_cell(g, pb, tag, a, b);
-            for (size_t j = a; j < b; j++) {
-                run = lv[j] > run ? lv[j] : run;
-                uint64_t t = tag[j];
-                if (t & TAG_PAIRED)
-                    continue;
-                unsigned l = (keep && ((t ^ side) & TAG_SIDE)) ? run : 65;
-                next = l < next ? l : next;
-                side = t;
-                tag[keep] = t;
-                lv[keep++] = (uint8_t)run;
-                run = 0;
-            }
-            a = b;
-        }
-        pb->iterations++;
-        ne = keep;
-        L = next;
-    }
+    unsigned iters;
+    size_t left = pair_levels(g, pb, tag, g->lv, ne, &iters);
+    pb->iterations += iters;
+    /* the unpaired XUs' tags first, in Morton order (positions ascend) */
+    for (size_t i = 0; i < left; i++)
+        tag[i] = tag[g->idx[i]];
+    ne = left;
     if (na) {
         /* Missing overlapping values: one last cell with all that is left. */
         size_t rp = 0, rcur = 0;
@@ -523,7 +571,9 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         for (size_t j = 0; j < ne + na; j++)
             (tag[j] & TAG_SIDE) ? rcur++ : rp++;
         if (rp && rcur) {
-            pair_cell(g, pb, tag, 0, ne + na);
+            for (size_t j = 0; j < ne + na; j++)
+                g->idx[j] = (uint32_t)j;
+            pair_members(g, pb, tag, g->idx, ne + na);
             pb->iterations++;
         }
     }
