@@ -377,9 +377,10 @@ static void sort_keys(fz_key_t *k, size_t n)
 
 /* Pairs, among the cnt XUs at positions pos[] (ascending: Morton order),
  * prev and cur members in order-key order; the position breaks ties of
- * the key, as it always has. */
+ * the key, as it always has.  mk: the order keys (k1, k2) by position, or
+ * NULL to look them up by XU index. */
 static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint32_t *pos,
-                         size_t cnt)
+                         size_t cnt, const uint64_t *mk)
 {
     size_t np = 0, nc = 0;
     fz_key_t *tp = g->tp, *tc = g->tc;
@@ -387,8 +388,14 @@ static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint3
         uint64_t t = tag[pos[i]];
         if (t & TAG_PAIRED)
             continue;
-        uint32_t x = (uint32_t)(t & TAG_INDEX);
-        fz_key_t key = (t & TAG_SIDE) ? pb->ckey[x] : pb->pkey[x];
+        fz_key_t key;
+        if (mk) {
+            key.k1 = mk[2 * (size_t)pos[i]];
+            key.k2 = mk[2 * (size_t)pos[i] + 1];
+        } else {
+            uint32_t x = (uint32_t)(t & TAG_INDEX);
+            key = (t & TAG_SIDE) ? pb->ckey[x] : pb->pkey[x];
+        }
         key.idx = pos[i];
         if (t & TAG_SIDE)
             tc[nc++] = key;
@@ -435,7 +442,8 @@ static unsigned sides_of(uint64_t t)
 
 /* Closes the open cells on top whose left boundary has level L, merging
  * them into the cell below (the level-L cell), and pairs it. */
-static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, cell_stack_t *cs)
+static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint64_t *mk,
+                        cell_stack_t *cs)
 {
     unsigned L = FR_LEVEL(cs->frame[cs->n - 1]), sides = 0;
     size_t m = cs->n - 1;
@@ -447,7 +455,7 @@ static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, cell_stack_t
     size_t first = FR_FIRST(base);
     cs->n = m + 1;
     if (sides == 3) {
-        pair_members(g, pb, tag, cs->pos + first, cs->top - first);
+        pair_members(g, pb, tag, cs->pos + first, cs->top - first, mk);
         cs->levels |= 1ull << L;
         size_t keep = first;
         sides = 0;
@@ -478,16 +486,33 @@ static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, cell_stack_t
 static size_t pair_levels(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint8_t *lv,
                           size_t ne, unsigned *iterations)
 {
+    /* The order keys in Morton order, gathered once (the coordinates'
+     * space is free after the sort): a cell's members are then read in
+     * sequence instead of at random places, at every level they take part
+     * in. */
+    uint64_t *mk = g->kmax >= 1 ? g->rec : NULL;
+    for (size_t j = 0; mk && j < ne; j++) {
+        if (j + 16 < ne) {
+            uint64_t t = tag[j + 16];
+            uint32_t x = (uint32_t)(t & TAG_INDEX);
+            __builtin_prefetch((t & TAG_SIDE) ? &pb->ckey[x] : &pb->pkey[x]);
+        }
+        uint64_t t = tag[j];
+        uint32_t x = (uint32_t)(t & TAG_INDEX);
+        const fz_key_t *key = (t & TAG_SIDE) ? &pb->ckey[x] : &pb->pkey[x];
+        mk[2 * j] = key->k1;
+        mk[2 * j + 1] = key->k2;
+    }
     cell_stack_t cs = {g->idx, g->key, 0, 0, 0};
     for (size_t j = 0; j < ne; j++) {
         unsigned b = j ? lv[j] : 0;
         while (cs.n >= 2 && FR_LEVEL(cs.frame[cs.n - 1]) < b)
-            close_level(g, pb, tag, &cs);
+            close_level(g, pb, tag, mk, &cs);
         cs.frame[cs.n++] = frame_of(cs.top, sides_of(tag[j]), b);
         cs.pos[cs.top++] = (uint32_t)j;
     }
     while (cs.n >= 2)
-        close_level(g, pb, tag, &cs);
+        close_level(g, pb, tag, mk, &cs);
     *iterations = (unsigned)__builtin_popcountll(cs.levels);
     return cs.top;
 }
@@ -573,7 +598,7 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         if (rp && rcur) {
             for (size_t j = 0; j < ne + na; j++)
                 g->idx[j] = (uint32_t)j;
-            pair_members(g, pb, tag, g->idx, ne + na);
+            pair_members(g, pb, tag, g->idx, ne + na, NULL);
             pb->iterations++;
         }
     }
