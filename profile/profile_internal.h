@@ -70,7 +70,8 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
-/* ompf_label_child with a guess (label.c): runs of one program create
+/* ompf_label_child with a guess (the reader's build_labels and
+ * ompf_label_map_into use it): runs of one program create
  * their labels in nearly the same order, so the node after the one the
  * previous label mapped to is usually the next one's.  A node that has
  * the same parent and component is the node (the trie holds each child
@@ -88,6 +89,7 @@ static inline int ompf__label_child_hint(ompf_profile_t *p, uint32_t parent, uin
     *hit = 0;
     return ompf_label_child(p, parent, comp, node);
 }
+
 /* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs
  * in its columns (ompf__grow's capacity rule), stores XU i, frees them. */
 int ompf__lean_set(ompf_profile_t *p, unsigned flags);
