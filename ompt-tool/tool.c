@@ -237,6 +237,26 @@ static const char *other_mode(void)
     return ft_g.hem == FT_HEM_DELTA ? OMPF_MODE_HEM : OMPF_MODE_HEM_DELTA;
 }
 
+/* An integer setting from lo to hi: *out is left as it is when name is
+ * unset, or, with one message (key), when it is not such a number. */
+static void env_long(const char *name, long lo, long hi, const char *what,
+                     const char *fallback, const char *key, long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s=%s is not %s; %s", name, v, what, fallback);
+        ft_degrade(key, msg);
+        return;
+    }
+    *out = x;
+}
+
 static int configure(void)
 {
     ft_g.verbose = env_flag("OMPFUSE_VERBOSE");
@@ -265,41 +285,16 @@ static int configure(void)
             ft_degrade("mode", msg);
         }
     }
-    ft_g.tl_wait_ns = 50000000L;
-    const char *tlw = getenv("OMPFUSE_TASKLOOP_WAIT_MS");
-    if (tlw && *tlw) {
-        char *end;
-        errno = 0;
-        long ms = strtol(tlw, &end, 10);
-        if (errno || *end || ms < 1 || ms > 60000) {
-            char msg[300];
-            snprintf(msg, sizeof msg,
-                     "OMPFUSE_TASKLOOP_WAIT_MS=%s is not a number of milliseconds "
-                     "from 1 to 60000; using 50", tlw);
-            ft_degrade("taskloop-wait", msg);
-        } else {
-            ft_g.tl_wait_ns = ms * 1000000L;
-        }
-    }
+    long wait_ms = 50;
+    env_long("OMPFUSE_TASKLOOP_WAIT_MS", 1, 60000, "a number of milliseconds from 1 to 60000",
+             "using 50", "taskloop-wait", &wait_ms);
+    ft_g.tl_wait_ns = wait_ms * 1000000L;
     const char *role = getenv("OMPFUSE_ROLE");
     ft_g.role = role && *role ? role : NULL;
     if (!ft_g.role && strcmp(ft_g.mode, OMPF_MODE_REFERENCE) == 0)
         ft_g.role = "reference";
-    const char *slots = getenv("OMPFUSE_PMU_SLOTS");
-    if (slots && *slots) {
-        char *end;
-        errno = 0;
-        long v = strtol(slots, &end, 10);
-        if (errno || *end || v < 0) {
-            char msg[300];
-            snprintf(msg, sizeof msg,
-                     "OMPFUSE_PMU_SLOTS=%s is not a non-negative number; "
-                     "ignoring it", slots);
-            ft_degrade("slots-parse", msg);
-        } else {
-            ft_g.pmu_slots = v;
-        }
-    }
+    env_long("OMPFUSE_PMU_SLOTS", 0, LONG_MAX, "a non-negative number", "ignoring it",
+             "slots-parse", &ft_g.pmu_slots);
     configure_events();
     ft_hem_configure();
 
