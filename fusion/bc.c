@@ -337,7 +337,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
             np = pb.n_pairs;
         }
         for (size_t j = 0; j < np && !rc; j++)
-            rc = fz_tuples_push(&c->res, n, ptup + j * n);
+            rc = fz_tuples_push_labeled(&c->res, n, ptup + j * n, plab[j]);
         cache_clear(&cc);
         c->rep->types[t].fused = rc ? 0 : np;
         fz_progress_type(c, t);

@@ -256,54 +256,35 @@ static int sort_doubles(double *v, uint64_t *tmp, size_t n)
     return rc;
 }
 
-/* Smallest |a - b| with a from sorted x, b from sorted y. */
-static double min_cross(const double *x, size_t nx, const double *y, size_t ny)
+/* One merge of sorted x and y: *cross, the smallest |a - b| with a from x
+ * and b from y, and *gap, the smallest gap between two distinct values of
+ * both together (the grid must still separate distinct values when some
+ * are identical across the runs).  Both minima are attained by neighbours
+ * in the merged order: between a closer cross pair there would be a value
+ * closer to one of its ends, and between two distinct values another one
+ * would make a smaller gap.  Differences are exact-rounded and symmetric,
+ * so the minima do not depend on the order of the merge. */
+static void min_diffs(const double *x, size_t nx, const double *y, size_t ny,
+                      double *cross, double *gap)
 {
-    double best = INFINITY;
+    double bc = INFINITY, bg = INFINITY, last = 0;
+    int side = -1; /* side of the last value merged, -1 before the first */
     size_t i = 0, j = 0;
-    while (i < nx && j < ny) {
-        double d = fabs(x[i] - y[j]);
-        if (d < best)
-            best = d;
-        if (x[i] < y[j])
-            i++;
-        else
-            j++;
+    while (i < nx || j < ny) {
+        int s = j >= ny || (i < nx && x[i] <= y[j]) ? 0 : 1;
+        double v = s ? y[j++] : x[i++];
+        if (side >= 0) {
+            double d = v - last;
+            if (s != side && d < bc)
+                bc = d;
+            if (d > 0 && d < bg)
+                bg = d;
+        }
+        last = v;
+        side = s;
     }
-    return best;
-}
-
-/* Smallest gap between two distinct values of sorted x and y together:
- * the grid must still separate distinct values when some are identical
- * across the runs.  Neighbours in the union are neighbours within x,
- * within y, or a value of x and the nearest smaller or larger one of y;
- * every other difference is at least one of those (rounding is monotone),
- * so the minimum is the one a merge of x and y would find. */
-static double min_gap(const double *x, size_t nx, const double *y, size_t ny)
-{
-    double best = INFINITY;
-    for (size_t i = 1; i < nx; i++) {
-        double d = x[i] - x[i - 1];
-        best = d > 0 && d < best ? d : best;
-    }
-    for (size_t i = 1; i < ny; i++) {
-        double d = y[i] - y[i - 1];
-        best = d > 0 && d < best ? d : best;
-    }
-    size_t lo = 0, hi = 0; /* first y >= x[i], first y > x[i] */
-    for (size_t i = 0; i < nx; i++) {
-        while (lo < ny && y[lo] < x[i])
-            lo++;
-        if (hi < lo)
-            hi = lo;
-        while (hi < ny && y[hi] <= x[i])
-            hi++;
-        if (lo > 0 && x[i] - y[lo - 1] < best)
-            best = x[i] - y[lo - 1];
-        if (hi < ny && y[hi] - x[i] < best)
-            best = y[hi] - x[i];
-    }
-    return best;
+    *cross = bc;
+    *gap = bg;
 }
 
 static double grid_dmax(const bc_prob_t *pb, const double *mn,
@@ -332,9 +313,10 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn,
                 y[ny++] = pb->C[i * pb->k + e];
         if (sort_doubles(y, tmp, ny))
             return -1;
-        double diff = min_cross(x, nx, y, ny);
+        double diff, gap;
+        min_diffs(x, nx, y, ny, &diff, &gap);
         if (!(diff > 0)) /* identical values across the runs */
-            diff = min_gap(x, nx, y, ny);
+            diff = gap;
         if (isfinite(diff) && diff > 0 && range / diff < dmax)
             dmax = range / diff;
     }

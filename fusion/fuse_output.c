@@ -190,8 +190,11 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
     /* Base indices are unique: scatter through a position table. */
     R->sorted = malloc((nt ? nt : 1) * n * sizeof *R->sorted);
     uint32_t *pos = malloc((c->runs[b].n_xu ? c->runs[b].n_xu : 1) * sizeof *pos);
-    if (!R->sorted || !pos) {
+    /* the union labels the strategy found, in the same order */
+    uint32_t *ul = c->res.lab ? malloc((nt ? nt : 1) * sizeof *ul) : NULL;
+    if (!R->sorted || !pos || (c->res.lab && !ul)) {
         free(pos);
+        free(ul);
         return OMPF_ENOMEM;
     }
     for (size_t i = 0; i < c->runs[b].n_xu; i++)
@@ -200,19 +203,25 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
         pos[c->res.v[i * n + b]] = (uint32_t)i;
     size_t k = 0;
     for (size_t i = 0; i < c->runs[b].n_xu; i++)
-        if (pos[i] != FZ_NONE)
+        if (pos[i] != FZ_NONE) {
+            if (ul)
+                ul[k] = c->res.lab[pos[i]];
             memcpy(R->sorted + (k++) * n, c->res.v + (size_t)pos[i] * n,
                    n * sizeof *R->sorted);
+        }
     free(pos);
     /* The tuples in strategy order are no longer needed (peak memory). */
     free(c->res.v);
+    free(c->res.lab);
     c->res.v = NULL;
+    c->res.lab = NULL;
     c->res.cap = 0;
     size_t nu = ompf_label_count(c->ut);
     uint32_t *memo = malloc(nu * sizeof *memo);
     R->olab = malloc((nt ? nt : 1) * sizeof *R->olab);
     if (!memo || !R->olab) {
         free(memo);
+        free(ul);
         return OMPF_ENOMEM;
     }
     for (size_t i = 0; i < nu; i++)
@@ -222,7 +231,9 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
      * label, and their common prefix is that label. */
     int same = c->opts->strategy == OMPF_FUSE_LGL;
     int rc = 0;
-    for (size_t i = 0; i < nt && !rc; i++) {
+    for (size_t i = 0; ul && i < nt && !rc; i++)
+        rc = out_label(c, out, memo, ul[i], &R->olab[i]);
+    for (size_t i = 0; !ul && i < nt && !rc; i++) {
         /* Other runs' XUs are in random places: fetch the records 16
          * tuples ahead and the label maps 8 ahead, so the misses overlap. */
         if (i + 16 < nt) {
@@ -245,6 +256,7 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
         rc = out_label(c, out, memo, u, &R->olab[i]);
     }
     free(memo);
+    free(ul);
     return rc;
 }
 

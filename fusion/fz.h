@@ -67,9 +67,11 @@ typedef struct fz_event {
     uint32_t first;    /* first input that has it at all (status source) */
 } fz_event_t;
 
-/* Growable list of fused tuples: n_runs XU indices each (input order). */
+/* Growable list of fused tuples: n_runs XU indices each (input order),
+ * and the union label of each (the common prefix of its members' labels)
+ * when the strategy knew it: then lab is not NULL. */
 typedef struct fz_tuples {
-    uint32_t *v;
+    uint32_t *v, *lab;
     size_t n, cap;
 } fz_tuples_t;
 
@@ -145,6 +147,11 @@ int fz_write_output(fz_ctx_t *c, const char *forced, const char *path);
 /* Advances opts->progress by the input XUs of type t (after each type). */
 void fz_progress_type(const fz_ctx_t *c, size_t t);
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
+/* The same with the tuple's union label (BC computes it as it pairs; the
+ * output would otherwise walk every member's parent chain again).  A list
+ * is filled by one of the two only. */
+int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
+                           uint32_t lab);
 /* Pairs the j-th XU of every run's list with each other, j < m (CTC and
  * random differ only in how they order the lists); tuple: n_runs scratch. */
 int fz_tuples_push_positional(fz_tuples_t *t, size_t n_runs,
