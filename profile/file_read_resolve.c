@@ -55,18 +55,21 @@ static int build_threads(rd_t *r)
 }
 
 /* Walks each label's parent chain up to a resolved node and creates the
- * trie nodes on the way back.  Detects cycles and dangling parents. */
-static int build_labels(rd_t *r)
+ * trie nodes on the way back.  Detects cycles and dangling parents.
+ * append: the trie holds the root alone, and the nodes are appended
+ * without looking for equal ones (build_labels checks that afterwards). */
+static int resolve_labels(rd_t *r, int append)
 {
     size_t n = r->n_lab;
-    r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
     unsigned char *state = calloc(n + 1, 1); /* 0 new, 1 on stack, 2 done */
     uint32_t *stack = malloc((n + 1) * sizeof *stack);
     /* n records make at most n nodes: the trie never rehashes (a shared
-     * trie mostly holds them already: room for the larger of the two) */
+     * trie mostly holds them already: room for the larger of the two).
+     * Appending needs no hash. */
     size_t have = ompf_label_count(r->lt);
-    if (!r->lab_node || !state || !stack ||
-        ompf_label_reserve(r->lt, have > n + 1 ? have : n + 1)) {
+    if (!state || !stack ||
+        (append ? ompf__grow((void **)&r->lt->lab, &r->lt->cap_lab, n + 1, sizeof *r->lt->lab)
+                : ompf_label_reserve(r->lt, have > n + 1 ? have : n + 1))) {
         free(state);
         free(stack);
         return rd_oom(r);
@@ -75,7 +78,7 @@ static int build_labels(rd_t *r)
     /* The guess for the next lookup (ompf__label_child_hint), and whether
      * the last guess was right. */
     uint32_t guess = NONE32;
-    int hit = 0;
+    int hit = append; /* nothing to prefetch when appending */
     for (size_t i = 0; i < n && !rc; i++) {
         /* Records mostly come parent first: each is one lookup at a random
          * place of the trie's hash.  Prefetch the slot 16 records ahead and
@@ -134,8 +137,9 @@ static int build_labels(rd_t *r)
             uint32_t k = stack[--sp];
             uint32_t node = NONE32;
             if (top_node != NONE32) {
-                int arc = ompf__label_child_hint(r->lt, top_node, r->lab[k].comp, guess,
-                                                 &node, &hit);
+                int arc = append ? ompf__label_append(r->lt, top_node, r->lab[k].comp, &node)
+                                 : ompf__label_child_hint(r->lt, top_node, r->lab[k].comp,
+                                                          guess, &node, &hit);
                 guess = node + 1;
                 if (arc == OMPF_ERANGE && ompf_label_depth(r->lt, top_node) >=
                                               OMPF_MAX_LABEL_DEPTH) {
@@ -159,6 +163,38 @@ static int build_labels(rd_t *r)
     }
     free(state);
     free(stack);
+    return rc;
+}
+
+/* Resolves the labels into the trie.  A trie that holds the root alone
+ * (every read into a profile's own trie, and the first input of a shared
+ * one) takes the file's nodes as they come, and one pass over them then
+ * checks that no two are equal and builds the hash (label.c, hash_fill);
+ * that is linear where a lookup per node was not (10^7 labels: a random
+ * place of a 128 MB hash each).  A file that names a label twice, which
+ * the writers never do but the format allows, is read again with lookups,
+ * which merge the two. */
+static int build_labels(rd_t *r)
+{
+    size_t n = r->n_lab;
+    r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
+    if (!r->lab_node)
+        return rd_oom(r);
+    int rc;
+    if (ompf_label_count(r->lt) == 1) {
+        rc = resolve_labels(r, 1);
+        int u = rc ? 0 : ompf__label_index_unique(r->lt);
+        if (u < 0)
+            return rd_oom(r);
+        if (u == 1) { /* start again with lookups */
+            ompf__label_free(r->lt);
+            if (ompf__label_init(r->lt))
+                return rd_oom(r);
+            rc = resolve_labels(r, 0);
+        }
+    } else {
+        rc = resolve_labels(r, 0);
+    }
     if (rc)
         return rc;
     /* From now on the map gives trie nodes directly: the records can go

@@ -26,25 +26,82 @@ static uint64_t slot_of(uint64_t h, uint32_t node)
     return (h & 0xffffffff00000000ull) | ((uint64_t)node + 1);
 }
 
-static void hash_insert(ompf_profile_t *p, uint32_t node, uint64_t h)
+/* Fills an empty table of cap slots with nodes 1 .. n_lab - 1 (the root is
+ * never looked up).  Inserting 10^7 nodes one after the other writes each
+ * at a random place of a table larger than the caches (reading a file
+ * grew as N^1.27 above 10^6 labels for that); so large tables are filled
+ * partition by partition: the nodes are first scattered by the high bits
+ * of their home slot, then each partition's nodes are inserted into a
+ * range of the table that stays in the cache.  Linear probing gives a
+ * valid table in any insertion order.  Returns 1 if two nodes have the
+ * same parent and component (ompf__label_index_unique), 0, or
+ * OMPF_ENOMEM. */
+static int hash_fill(ompf_profile_t *p, uint64_t *t, size_t cap)
 {
-    size_t mask = p->hash_cap - 1;
-    size_t i = h & mask;
-    while (p->lab_hash[i])
-        i = (i + 1) & mask;
-    p->lab_hash[i] = slot_of(h, node);
+    size_t mask = cap - 1, n = p->n_lab;
+    unsigned bits = (unsigned)__builtin_ctzll(cap), pbits = bits > 15 ? bits - 15 : 0;
+    if (pbits > 12)
+        pbits = 12;
+    size_t np = (size_t)1 << pbits, m = n > 1 ? n - 1 : 0;
+    uint64_t *bh = NULL;
+    uint32_t *bn = NULL;
+    size_t *at = NULL;
+    if (pbits && m > 65536) {
+        bh = malloc(m * sizeof *bh);
+        bn = malloc(m * sizeof *bn);
+        at = calloc(np + 1, sizeof *at);
+        if (!bh || !bn || !at) {
+            free(bh);
+            free(bn);
+            free(at);
+            return OMPF_ENOMEM;
+        }
+        unsigned sh = bits - pbits;
+        for (size_t i = 1; i < n; i++)
+            at[((mix(p->lab[i].parent, p->lab[i].comp) & mask) >> sh) + 1]++;
+        for (size_t q = 0; q < np; q++)
+            at[q + 1] += at[q];
+        for (size_t i = 1; i < n; i++) {
+            uint64_t h = mix(p->lab[i].parent, p->lab[i].comp);
+            size_t k = at[(h & mask) >> sh]++;
+            bh[k] = h;
+            bn[k] = (uint32_t)i;
+        }
+    }
+    int dup = 0; /* found: stop (equal keys would make one long cluster) */
+    for (size_t k = 0; k < m && !dup; k++) {
+        uint32_t node = bn ? bn[k] : (uint32_t)(k + 1);
+        uint64_t h = bh ? bh[k] : mix(p->lab[node].parent, p->lab[node].comp), tag = h >> 32;
+        size_t i = h & mask;
+        for (uint64_t v; (v = t[i]); i = (i + 1) & mask) {
+            const ompf__lnode_t *a = &p->lab[(uint32_t)v - 1], *b = &p->lab[node];
+            if ((v >> 32) == tag && a->parent == b->parent && a->comp == b->comp) {
+                dup = 1;
+                break;
+            }
+        }
+        if (!dup)
+            t[i] = slot_of(h, node);
+    }
+    free(bh);
+    free(bn);
+    free(at);
+    return dup;
 }
 
+/* A new table of cap slots; 1 (and the old table kept) if two nodes are
+ * equal, which only a reader's appended nodes can be. */
 static int hash_resize(ompf_profile_t *p, size_t cap)
 {
     uint64_t *t = calloc(cap, sizeof *t);
-    if (!t)
-        return OMPF_ENOMEM;
+    int rc = t ? hash_fill(p, t, cap) : OMPF_ENOMEM;
+    if (rc) {
+        free(t);
+        return rc;
+    }
     free(p->lab_hash);
     p->lab_hash = t;
     p->hash_cap = cap;
-    for (size_t i = 1; i < p->n_lab; i++) /* the root is never looked up */
-        hash_insert(p, (uint32_t)i, mix(p->lab[i].parent, p->lab[i].comp));
     return 0;
 }
 
@@ -85,6 +142,31 @@ void ompf__label_drop_hash(ompf_profile_t *p)
     free(p->lab_hash);
     p->lab_hash = NULL;
     p->hash_cap = 0;
+}
+
+int ompf__label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node)
+{
+    if (parent >= p->n_lab)
+        return OMPF_EINVAL;
+    if (p->n_lab >= UINT32_MAX - 2 || p->lab[parent].depth >= OMPF_MAX_LABEL_DEPTH)
+        return OMPF_ERANGE;
+    if (p->hash_cap)
+        ompf__label_drop_hash(p); /* it would miss this node */
+    if (p->n_lab + 1 > p->cap_lab &&
+        ompf__grow((void **)&p->lab, &p->cap_lab, p->n_lab + 1, sizeof *p->lab))
+        return OMPF_ENOMEM;
+    uint32_t n = (uint32_t)p->n_lab++;
+    p->lab[n] = (ompf__lnode_t){comp, parent, p->lab[parent].depth + 1};
+    *node = n;
+    return 0;
+}
+
+int ompf__label_index_unique(ompf_profile_t *p)
+{
+    size_t cap = 128;
+    while (4 * p->n_lab > 3 * cap)
+        cap *= 2;
+    return hash_resize(p, cap);
 }
 
 int ompf_label_reserve(ompf_profile_t *p, size_t n)

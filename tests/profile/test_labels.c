@@ -1,0 +1,183 @@
+/* Reading labels into a profile's own trie: the nodes of a file are taken
+ * as they come and checked for equal ones afterwards (profile/
+ * file_read_resolve.c, build_labels).  A file that names one label under
+ * two ids, which no writer makes but the format allows, must read as if
+ * the label were named once: one node, and its XUs and children shared.
+ * Checked on a small file and on one large enough for the partitioned
+ * hash fill (label.c, hash_fill), against labels computed here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fbuild.h"
+#include "fmt.h"
+#include "ompfuse/file.h"
+
+static ompf_profile_t *read_bytes(bytes_t b)
+{
+    ompf_profile_t *p = NULL;
+    ompf_read_info_t info;
+    ompf_error_t err = {0};
+    int rc = ompf_profile_read_mem(b.d, b.n, "labels.ompf", &p, &info, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    free(b.d);
+    return p;
+}
+
+static const char *label_of(const ompf_profile_t *p, size_t xu, char *buf, size_t n)
+{
+    ompf_label_format(p, ompf_xu_get(p, xu)->label, buf, n);
+    return buf;
+}
+
+/* 0.1 under ids 1 and 2; 0.1.5 under ids 3 (child of 1) and 4 (child of 2);
+ * 0.1.6 only under 2. */
+static void test_small(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{1, 0, 1}, {2, 0, 1}, {3, 1, 5}, {4, 2, 5}, {5, 2, 6}};
+    fb_labels(&f, l, 5);
+    for (uint64_t lid = 1; lid <= 5; lid++)
+        fb_xu(&f, 1, lid, 0, OMPF_XU_TASK);
+    ompf_profile_t *p = read_bytes(fb_done(&f));
+    assert_int_equal(ompf_label_count(p), 4); /* 0, 0.1, 0.1.5, 0.1.6 */
+    assert_int_equal(ompf_xu_count(p), 5);
+    const char *want[] = {"0.1", "0.1", "0.1.5", "0.1.5", "0.1.6"};
+    char buf[64];
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(label_of(p, i, buf, sizeof buf), want[i]);
+    assert_int_equal(ompf_xu_get(p, 2)->label, ompf_xu_get(p, 3)->label);
+    /* lookups after the read find the one node */
+    uint32_t a, b;
+    assert_int_equal(ompf_label_parse(p, "0.1.5", &a), 0);
+    assert_int_equal(a, ompf_xu_get(p, 2)->label);
+    assert_int_equal(ompf_label_parse(p, "0.1.7", &b), 0);
+    assert_int_equal(ompf_label_count(p), 5);
+    ompf_profile_destroy(p);
+}
+
+/* N ids in a binary tree (id i: parent i / 2, component i % 2 + 1, so id
+ * i's label spells i's bits below the leading one), written children
+ * first in the second half so that parents are resolved later too; with
+ * dup, id N + 1 names the label of id D again and ids N + 2, N + 3 are its
+ * children: component 1 (the label of id 2D) and 9 (new). */
+#define N 100000u
+#define D 777u
+
+static void spell(uint64_t id, char *buf, size_t n)
+{
+    char tmp[128];
+    size_t k = 0;
+    for (; id > 1; id /= 2)
+        tmp[k++] = (char)('1' + id % 2);
+    size_t o = (size_t)snprintf(buf, n, "0");
+    while (k > 0 && o + 2 < n) {
+        buf[o++] = '.';
+        buf[o++] = tmp[--k];
+    }
+    buf[o] = 0;
+}
+
+static void check_large(int dup)
+{
+    fb_t f;
+    fb_prefix(&f);
+    size_t nl = N - 1 + (dup ? 3 : 0), k = 0;
+    fmt_label_rec_t *l = malloc(nl * sizeof *l);
+    for (uint32_t i = 2; i <= N / 2; i++)
+        l[k++] = (fmt_label_rec_t){i, i / 2 == 1 ? 0 : i / 2, i % 2 + 1};
+    for (uint32_t i = N; i > N / 2; i--)
+        l[k++] = (fmt_label_rec_t){i, i / 2 == 1 ? 0 : i / 2, i % 2 + 1};
+    if (dup) {
+        l[k++] = (fmt_label_rec_t){N + 1, D / 2, D % 2 + 1};
+        l[k++] = (fmt_label_rec_t){N + 2, N + 1, 1};
+        l[k++] = (fmt_label_rec_t){N + 3, N + 1, 9};
+    }
+    assert_int_equal(k, nl);
+    fb_labels(&f, l, nl);
+    free(l);
+    uint64_t xl[] = {2, 3, D, 2 * D, N, N / 2 + 1, N + 1, N + 2, N + 3};
+    size_t nx = dup ? 9 : 6;
+    for (size_t i = 0; i < nx; i++)
+        fb_xu(&f, 1, xl[i], 0, OMPF_XU_TASK);
+    ompf_profile_t *p = read_bytes(fb_done(&f));
+    /* the root and ids 2 .. N; with dup, one new node (component 9) */
+    assert_int_equal(ompf_label_count(p), N + (dup ? 1 : 0));
+    char got[128], want[128];
+    for (size_t i = 0; i < 6; i++) {
+        spell(xl[i], want, sizeof want);
+        assert_string_equal(label_of(p, i, got, sizeof got), want);
+    }
+    if (dup) {
+        assert_int_equal(ompf_xu_get(p, 6)->label, ompf_xu_get(p, 2)->label);
+        assert_int_equal(ompf_xu_get(p, 7)->label, ompf_xu_get(p, 3)->label);
+        spell(D, want, sizeof want);
+        strcat(want, ".9");
+        assert_string_equal(label_of(p, 8, got, sizeof got), want);
+    }
+    /* every node's label is distinct and found again by a lookup */
+    for (uint32_t node = 1; node < ompf_label_count(p); node += 97) {
+        uint32_t again;
+        ompf_label_format(p, node, got, sizeof got);
+        assert_int_equal(ompf_label_parse(p, got, &again), 0);
+        assert_int_equal(again, node);
+    }
+    assert_int_equal(ompf_label_count(p), N + (dup ? 1 : 0));
+    ompf_profile_destroy(p);
+}
+
+/* One label under 10^6 ids: a hash fill that went on after the first
+ * equal pair would probe one cluster of them all (quadratic: the fuzzer
+ * found it as a 247-byte file that did not finish in 60 s; here it would
+ * take many minutes, past the test's timeout). */
+static void test_one_label_many_ids(void **state)
+{
+    (void)state;
+    size_t n = 1000000;
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t *l = malloc(n * sizeof *l);
+    for (size_t i = 0; i < n; i++)
+        l[i] = (fmt_label_rec_t){i + 1, 0, 4};
+    fb_labels(&f, l, n);
+    free(l);
+    fb_xu(&f, 1, n, 0, OMPF_XU_TASK);
+    ompf_profile_t *p = read_bytes(fb_done(&f));
+    assert_int_equal(ompf_label_count(p), 2);
+    char buf[32];
+    assert_string_equal(label_of(p, 0, buf, sizeof buf), "0.4");
+    ompf_profile_destroy(p);
+}
+
+static void test_large(void **state)
+{
+    (void)state;
+    check_large(0);
+}
+
+static void test_large_dup(void **state)
+{
+    (void)state;
+    check_large(1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small),
+        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_large_dup),
+        cmocka_unit_test(test_one_label_many_ids),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
