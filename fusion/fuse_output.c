@@ -36,8 +36,10 @@ static int out_label(fz_ctx_t *c, ompf_profile_t *out, uint32_t *memo,
     }
     while (n) {
         uint32_t v = pth[--n];
-        if ((rc = ompf_label_child(out, memo[u], ompf_label_component(c->ut, v),
-                                   &memo[v])))
+        /* each union node once (memo), and the union trie holds each
+         * label once: no lookup needed */
+        if ((rc = ompf_label_append(out, memo[u], ompf_label_component(c->ut, v),
+                                    &memo[v])))
             break;
         u = v;
     }

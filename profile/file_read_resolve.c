@@ -137,7 +137,7 @@ static int resolve_labels(rd_t *r, int append)
             uint32_t k = stack[--sp];
             uint32_t node = NONE32;
             if (top_node != NONE32) {
-                int arc = append ? ompf__label_append(r->lt, top_node, r->lab[k].comp, &node)
+                int arc = append ? ompf_label_append(r->lt, top_node, r->lab[k].comp, &node)
                                  : ompf__label_child_hint(r->lt, top_node, r->lab[k].comp,
                                                           guess, &node, &hit);
                 guess = node + 1;

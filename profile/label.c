@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ompfuse/file.h"
 #include "profile_internal.h"
@@ -26,6 +27,22 @@ static uint64_t slot_of(uint64_t h, uint32_t node)
     return (h & 0xffffffff00000000ull) | ((uint64_t)node + 1);
 }
 
+/* Inserts node into t; 1 if an equal node is there already. */
+static int insert_node(const ompf_profile_t *p, uint64_t *t, size_t mask, uint32_t node,
+                       uint64_t h)
+{
+    uint64_t tag = h >> 32;
+    const ompf__lnode_t *b = &p->lab[node];
+    size_t i = h & mask;
+    for (uint64_t v; (v = t[i]); i = (i + 1) & mask) {
+        const ompf__lnode_t *a = &p->lab[(uint32_t)v - 1];
+        if ((v >> 32) == tag && a->parent == b->parent && a->comp == b->comp)
+            return 1;
+    }
+    t[i] = slot_of(h, node);
+    return 0;
+}
+
 /* Fills an empty table of cap slots with nodes 1 .. n_lab - 1 (the root is
  * never looked up).  Inserting 10^7 nodes one after the other writes each
  * at a random place of a table larger than the caches (reading a file
@@ -33,58 +50,55 @@ static uint64_t slot_of(uint64_t h, uint32_t node)
  * partition by partition: the nodes are first scattered by the high bits
  * of their home slot, then each partition's nodes are inserted into a
  * range of the table that stays in the cache.  Linear probing gives a
- * valid table in any insertion order.  Returns 1 if two nodes have the
- * same parent and component (ompf__label_index_unique), 0, or
- * OMPF_ENOMEM. */
+ * valid table in any insertion order.  The nodes go in four rounds, so
+ * that the scattered copy holds a quarter of them (3 bytes a node).
+ * Returns 1 if two nodes have the same parent and component (stopping
+ * there: equal keys would make one long cluster), 0, or OMPF_ENOMEM. */
 static int hash_fill(ompf_profile_t *p, uint64_t *t, size_t cap)
 {
-    size_t mask = cap - 1, n = p->n_lab;
+    size_t mask = cap - 1, n = p->n_lab, m = n > 1 ? n - 1 : 0;
     unsigned bits = (unsigned)__builtin_ctzll(cap), pbits = bits > 15 ? bits - 15 : 0;
     if (pbits > 12)
         pbits = 12;
-    size_t np = (size_t)1 << pbits, m = n > 1 ? n - 1 : 0;
-    uint64_t *bh = NULL;
-    uint32_t *bn = NULL;
-    size_t *at = NULL;
-    if (pbits && m > 65536) {
-        bh = malloc(m * sizeof *bh);
-        bn = malloc(m * sizeof *bn);
-        at = calloc(np + 1, sizeof *at);
-        if (!bh || !bn || !at) {
-            free(bh);
-            free(bn);
-            free(at);
-            return OMPF_ENOMEM;
-        }
-        unsigned sh = bits - pbits;
+    if (!pbits || m <= 65536) {
         for (size_t i = 1; i < n; i++)
+            if (insert_node(p, t, mask, (uint32_t)i, mix(p->lab[i].parent, p->lab[i].comp)))
+                return 1;
+        return 0;
+    }
+    size_t np = (size_t)1 << pbits, round = (m + 3) / 4;
+    unsigned sh = bits - pbits;
+    /* Mapped, not malloc'd: memory that must go back to the system when
+     * freed (the heap would keep it in the peak RSS of every later step). */
+    size_t blen = round * (sizeof(uint64_t) + sizeof(uint32_t));
+    void *buf = mmap(NULL, blen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t *at = malloc((np + 1) * sizeof *at);
+    if (buf == MAP_FAILED || !at) {
+        if (buf != MAP_FAILED)
+            munmap(buf, blen);
+        free(at);
+        return OMPF_ENOMEM;
+    }
+    uint64_t *bh = buf;
+    uint32_t *bn = (uint32_t *)(bh + round);
+    int dup = 0;
+    for (size_t lo = 1; lo < n && !dup; lo += round) {
+        size_t hi = lo + round < n ? lo + round : n;
+        memset(at, 0, (np + 1) * sizeof *at);
+        for (size_t i = lo; i < hi; i++)
             at[((mix(p->lab[i].parent, p->lab[i].comp) & mask) >> sh) + 1]++;
         for (size_t q = 0; q < np; q++)
             at[q + 1] += at[q];
-        for (size_t i = 1; i < n; i++) {
+        for (size_t i = lo; i < hi; i++) {
             uint64_t h = mix(p->lab[i].parent, p->lab[i].comp);
             size_t k = at[(h & mask) >> sh]++;
             bh[k] = h;
             bn[k] = (uint32_t)i;
         }
+        for (size_t k = 0; k < hi - lo && !dup; k++)
+            dup = insert_node(p, t, mask, bn[k], bh[k]);
     }
-    int dup = 0; /* found: stop (equal keys would make one long cluster) */
-    for (size_t k = 0; k < m && !dup; k++) {
-        uint32_t node = bn ? bn[k] : (uint32_t)(k + 1);
-        uint64_t h = bh ? bh[k] : mix(p->lab[node].parent, p->lab[node].comp), tag = h >> 32;
-        size_t i = h & mask;
-        for (uint64_t v; (v = t[i]); i = (i + 1) & mask) {
-            const ompf__lnode_t *a = &p->lab[(uint32_t)v - 1], *b = &p->lab[node];
-            if ((v >> 32) == tag && a->parent == b->parent && a->comp == b->comp) {
-                dup = 1;
-                break;
-            }
-        }
-        if (!dup)
-            t[i] = slot_of(h, node);
-    }
-    free(bh);
-    free(bn);
+    munmap(buf, blen);
     free(at);
     return dup;
 }
@@ -114,7 +128,8 @@ static int reserve(ompf_profile_t *p, size_t n)
     size_t cap = p->hash_cap ? p->hash_cap : 128;
     while (4 * n > 3 * cap)
         cap *= 2;
-    return cap != p->hash_cap ? hash_resize(p, cap) : 0;
+    int rc = cap != p->hash_cap ? hash_resize(p, cap) : 0;
+    return rc == 1 ? OMPF_EINVAL : rc; /* ompf_label_append added a child twice */
 }
 
 int ompf__label_init(ompf_profile_t *p)
@@ -144,9 +159,9 @@ void ompf__label_drop_hash(ompf_profile_t *p)
     p->hash_cap = 0;
 }
 
-int ompf__label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node)
+int ompf_label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node)
 {
-    if (parent >= p->n_lab)
+    if (!p || !node || parent >= p->n_lab)
         return OMPF_EINVAL;
     if (p->n_lab >= UINT32_MAX - 2 || p->lab[parent].depth >= OMPF_MAX_LABEL_DEPTH)
         return OMPF_ERANGE;
@@ -193,8 +208,9 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
 {
     if (!p || parent >= p->n_lab)
         return OMPF_EINVAL;
-    if (!p->hash_cap && reserve(p, p->n_lab + 1)) /* dropped after reading */
-        return OMPF_ENOMEM;
+    int rc = p->hash_cap ? 0 : reserve(p, p->n_lab + 1); /* dropped after reading */
+    if (rc)
+        return rc;
     size_t mask = p->hash_cap - 1;
     uint64_t h = mix(parent, comp), tag = h >> 32;
     size_t i = h & mask;
@@ -209,8 +225,8 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
     if (p->n_lab >= UINT32_MAX - 2 || p->lab[parent].depth >= OMPF_MAX_LABEL_DEPTH)
         return OMPF_ERANGE;
     if (p->n_lab + 1 > p->cap_lab || 4 * (p->n_lab + 1) > 3 * p->hash_cap) {
-        if (reserve(p, p->n_lab + 1))
-            return OMPF_ENOMEM;
+        if ((rc = reserve(p, p->n_lab + 1)))
+            return rc;
         /* a new table: find the free slot again */
         mask = p->hash_cap - 1;
         for (i = h & mask; p->lab_hash[i]; i = (i + 1) & mask)

@@ -90,13 +90,9 @@ static inline int ompf__label_child_hint(ompf_profile_t *p, uint32_t parent, uin
     return ompf_label_child(p, parent, comp, node);
 }
 
-/* Adds a child without looking for an equal one and drops the hash (a
- * reader that appends a file's labels checks them afterwards with
- * ompf__label_index_unique).  0, OMPF_ERANGE (depth or count limits),
- * OMPF_ENOMEM. */
-int ompf__label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node);
 /* Builds the hash anew; 1 (and no hash) if two nodes have the same parent
- * and component, 0, or OMPF_ENOMEM. */
+ * and component (a reader that appended a file's labels with
+ * ompf_label_append checks them so), 0, or OMPF_ENOMEM. */
 int ompf__label_index_unique(ompf_profile_t *p);
 
 /* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs

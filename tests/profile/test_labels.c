@@ -4,7 +4,8 @@
  * two ids, which no writer makes but the format allows, must read as if
  * the label were named once: one node, and its XUs and children shared.
  * Checked on a small file and on one large enough for the partitioned
- * hash fill (label.c, hash_fill), against labels computed here. */
+ * hash fill (label.c, hash_fill), against labels computed here; and
+ * ompf_label_append, which the reader and fusion's output use. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,6 +160,25 @@ static void test_one_label_many_ids(void **state)
     ompf_profile_destroy(p);
 }
 
+/* ompf_label_append: no lookup; the next lookup builds the index and
+ * finds appended nodes, and refuses a trie given a child twice. */
+static void test_append(void **state)
+{
+    (void)state;
+    ompf_profile_t *p;
+    assert_int_equal(ompf_profile_create(&p), 0);
+    uint32_t a, b, c, again;
+    assert_int_equal(ompf_label_append(p, OMPF_LABEL_ROOT, 3, &a), 0);
+    assert_int_equal(ompf_label_append(p, a, 1, &b), 0);
+    assert_int_equal(ompf_label_append(p, 9, 1, &c), OMPF_EINVAL); /* no node 9 */
+    assert_int_equal(ompf_label_child(p, a, 1, &again), 0);
+    assert_int_equal(again, b);
+    assert_int_equal(ompf_label_count(p), 3);
+    assert_int_equal(ompf_label_append(p, a, 1, &c), 0); /* a second 0.3.1 */
+    assert_int_equal(ompf_label_child(p, a, 2, &again), OMPF_EINVAL);
+    ompf_profile_destroy(p);
+}
+
 static void test_large(void **state)
 {
     (void)state;
@@ -178,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_large_dup),
         cmocka_unit_test(test_one_label_many_ids),
+        cmocka_unit_test(test_append),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
