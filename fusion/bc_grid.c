@@ -64,8 +64,8 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
     g->mn = malloc((kmax ? kmax : 1) * sizeof *g->mn);
     g->whole = malloc(kmax ? kmax : 1);
     g->mx = malloc((kmax ? kmax : 1) * sizeof *g->mx);
-    if (!g->mn || !g->mx || !g->whole || !g->rec || !g->key || !g->idx || !g->tag || !g->tin || !g->lv ||
-        !g->tp || !g->tc) {
+    if (!g->mn || !g->mx || !g->whole || !g->rec || !g->key || !g->idx || !g->tag ||
+        !g->tin || !g->lv || !g->tp || !g->tc) {
         bc_grid_destroy(g);
         return NULL;
     }
@@ -260,19 +260,13 @@ static int sort_doubles(double *v, uint64_t *tmp, size_t n)
 }
 
 /* One merge of sorted x and y: *cross, the smallest |a - b| with a from x
- * and b from y, and *gap, the smallest gap between two distinct values of
- * both together (the grid must still separate distinct values when some
- * are identical across the runs).  Both minima are attained by neighbours
- * in the merged order: between a closer cross pair there would be a value
- * closer to one of its ends, and between two distinct values another one
- * would make a smaller gap.  Differences are exact-rounded and symmetric,
- * so the minima do not depend on the order of the merge.
- * whole: all values are integers, so no positive difference is below 1.
- * The caller takes the cross minimum if positive, else the gap; once the
- * cross minimum is 0 or 1 and a gap of 1 was seen, that is 1 whatever
- * follows (a cross difference of 1 is a gap of 1 too), and the merge
- * stops: counts of one program's runs share values, and the merge was 8 %
- * of `combine bc`. */
+ * and b from y, and *gap, the smallest gap between distinct values of both
+ * (the grid must still separate distinct values when some are identical
+ * across the runs).  Neighbours in the merged order attain both minima;
+ * differences are exact-rounded and symmetric.  whole: all values are
+ * integers.  The caller takes the cross minimum if positive, else the gap:
+ * once the cross minimum is 0 or 1 and a gap of 1 was seen, that is 1
+ * whatever follows, and the merge stops (runs' counts share values). */
 static void min_diffs(const double *x, size_t nx, const double *y, size_t ny, int whole,
                       double *cross, double *gap)
 {

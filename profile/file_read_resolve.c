@@ -169,32 +169,44 @@ static int resolve_labels(rd_t *r, int append)
 /* Resolves the labels into the trie.  A trie that holds the root alone
  * (every read into a profile's own trie, and the first input of a shared
  * one) takes the file's nodes as they come, and one pass over them then
- * checks that no two are equal and builds the hash (label.c, hash_fill);
- * that is linear where a lookup per node was not (10^7 labels: a random
- * place of a 128 MB hash each).  A file that names a label twice, which
- * the writers never do but the format allows, is read again with lookups,
- * which merge the two. */
+ * builds the hash and checks that no two are equal; that is linear where a
+ * lookup per node was not (10^7 labels: a random place of a 128 MB hash
+ * each).  The tool names a worksharing construct's label once per thread
+ * (each thread has ids of its own), so equal nodes are common: they are
+ * then merged level by level, also in linear time (label.c,
+ * ompf__label_merge_equal), into the trie a lookup per node would give. */
+static int append_labels(rd_t *r)
+{
+    ompf_profile_t *lt = r->lt;
+    int rc = resolve_labels(r, 1);
+    int u = rc ? 0 : ompf__label_index_unique(lt);
+    if (u == 1) {
+        uint32_t *remap = malloc(ompf_label_count(lt) * sizeof *remap);
+        u = remap ? ompf__label_merge_equal(lt, remap) : OMPF_ENOMEM;
+        for (size_t k = 0; !u && k < r->n_lab; k++)
+            if (r->lab_node[k] != NONE32)
+                r->lab_node[k] = remap[r->lab_node[k]];
+        free(remap);
+        /* a shared trie is looked up next */
+        if (!u && lt != r->p)
+            u = ompf__label_index_unique(lt);
+    }
+    if (u)
+        rc = rd_oom(r);
+    if (rc) { /* back to the root alone, for a shared trie's next reader */
+        lt->n_lab = 1;
+        ompf__label_drop_hash(lt);
+    }
+    return rc;
+}
+
 static int build_labels(rd_t *r)
 {
     size_t n = r->n_lab;
     r->lab_node = malloc((n + 1) * sizeof *r->lab_node);
     if (!r->lab_node)
         return rd_oom(r);
-    int rc;
-    if (ompf_label_count(r->lt) == 1) {
-        rc = resolve_labels(r, 1);
-        int u = rc ? 0 : ompf__label_index_unique(r->lt);
-        if (u < 0)
-            return rd_oom(r);
-        if (u == 1) { /* start again with lookups */
-            ompf__label_free(r->lt);
-            if (ompf__label_init(r->lt))
-                return rd_oom(r);
-            rc = resolve_labels(r, 0);
-        }
-    } else {
-        rc = resolve_labels(r, 0);
-    }
+    int rc = ompf_label_count(r->lt) == 1 ? append_labels(r) : resolve_labels(r, 0);
     if (rc)
         return rc;
     /* From now on the map gives trie nodes directly: the records can go

@@ -320,13 +320,23 @@ int fmt_exact_apply(const fmt_exact_t *x, ompf_profile_t *p, int truncated, char
 
 /* ---- id map: u64 id -> u32 index -------------------------------------- */
 
-/* Direct table while ids are small and dense (the common case, 4 bytes per
- * id), open-addressing hash otherwise. */
+/* Direct tables while ids are dense (4 bytes per id), open-addressing
+ * hash otherwise (fmt_idmap.c).  Ids below 2^40 go to one table; ids that
+ * carry a thread in their high bits, as the OMPT tool's do ((thread + 1)
+ * << 40 | sequence number), to one table per thread. */
+#define FMT_IDMAP_SEG_BITS 40
+#define FMT_IDMAP_SEGS 4096u
+typedef struct fmt_idmap_seg {
+    uint32_t *dense; /* dense[id & low bits] = index or UINT32_MAX */
+    size_t cap, n;
+} fmt_idmap_seg_t;
 typedef struct fmt_idmap {
     int hashed;
     size_t n;
-    uint32_t *dense; /* dense[id] = index or UINT32_MAX */
-    size_t dense_cap;
+    fmt_idmap_seg_t *seg; /* FMT_IDMAP_SEGS tables, by id >> 40 (NULL:
+                             only seg0 used so far) */
+    fmt_idmap_seg_t seg0;
+    size_t slots;         /* of all direct tables */
     uint64_t *keys;
     uint32_t *vals; /* UINT32_MAX = empty slot */
     size_t cap;     /* power of two */

@@ -27,43 +27,66 @@ static uint64_t slot_of(uint64_t h, uint32_t node)
     return (h & 0xffffffff00000000ull) | ((uint64_t)node + 1);
 }
 
-/* Inserts node into t; 1 if an equal node is there already. */
-static int insert_node(const ompf_profile_t *p, uint64_t *t, size_t mask, uint32_t node,
-                       uint64_t h)
+/* A node's key is (parent, component); while equal nodes are merged
+ * (ompf__label_merge_equal), the parent is taken through canon, which maps
+ * every node seen so far to the first node equal to it. */
+static inline uint32_t key_parent(const ompf_profile_t *p, uint32_t node, const uint32_t *canon)
 {
-    uint64_t tag = h >> 32;
-    const ompf__lnode_t *b = &p->lab[node];
+    uint32_t q = p->lab[node].parent;
+    return canon ? canon[q] : q;
+}
+
+/* Inserts node into t.  An equal node there already: with canon, node
+ * maps to it (canon[node]); without, returns 1. */
+static int insert_node(const ompf_profile_t *p, uint64_t *t, size_t mask, uint32_t node,
+                       uint64_t h, uint32_t *canon)
+{
+    uint64_t tag = h >> 32, comp = p->lab[node].comp;
+    uint32_t kp = key_parent(p, node, canon);
     size_t i = h & mask;
     for (uint64_t v; (v = t[i]); i = (i + 1) & mask) {
-        const ompf__lnode_t *a = &p->lab[(uint32_t)v - 1];
-        if ((v >> 32) == tag && a->parent == b->parent && a->comp == b->comp)
-            return 1;
+        uint32_t a = (uint32_t)v - 1;
+        if ((v >> 32) == tag && p->lab[a].comp == comp && key_parent(p, a, canon) == kp) {
+            if (!canon)
+                return 1;
+            canon[node] = a;
+            return 0;
+        }
     }
     t[i] = slot_of(h, node);
+    if (canon)
+        canon[node] = node;
     return 0;
 }
 
-/* Fills an empty table of cap slots with nodes 1 .. n_lab - 1 (the root is
- * never looked up).  Inserting 10^7 nodes one after the other writes each
- * at a random place of a table larger than the caches (reading a file
- * grew as N^1.27 above 10^6 labels for that); so large tables are filled
+/* Inserts the m nodes list[] (ascending; NULL: nodes 1 .. m) into the
+ * table t of cap slots.  Inserting 10^7 nodes one after the other writes
+ * each at a random place of a table larger than the caches (reading a
+ * file grew as N^1.27 above 10^6 labels for that); so large sets go
  * partition by partition: the nodes are first scattered by the high bits
  * of their home slot, then each partition's nodes are inserted into a
  * range of the table that stays in the cache.  Linear probing gives a
- * valid table in any insertion order.  The nodes go in four rounds, so
- * that the scattered copy holds a quarter of them (3 bytes a node).
- * Returns 1 if two nodes have the same parent and component (stopping
- * there: equal keys would make one long cluster), 0, or OMPF_ENOMEM. */
-static int hash_fill(ompf_profile_t *p, uint64_t *t, size_t cap)
+ * valid table in any insertion order, and a node still meets the equal
+ * nodes before it (the scatter keeps the order within a partition).  The
+ * nodes go in four rounds, so that the scattered copy holds a quarter of
+ * them (3 bytes a node).  Without canon, returns 1 at the first node
+ * equal to an earlier one (going on would make one long cluster of equal
+ * keys); else 0, or OMPF_ENOMEM. */
+static int fill_nodes(ompf_profile_t *p, uint64_t *t, size_t cap, const uint32_t *list,
+                      size_t m, uint32_t *canon)
 {
-    size_t mask = cap - 1, n = p->n_lab, m = n > 1 ? n - 1 : 0;
+    size_t mask = cap - 1;
     unsigned bits = (unsigned)__builtin_ctzll(cap), pbits = bits > 15 ? bits - 15 : 0;
     if (pbits > 12)
         pbits = 12;
+#define NODE_AT(k) (list ? list[k] : (uint32_t)(k) + 1)
+#define HASH_OF(x) mix(key_parent(p, (x), canon), p->lab[(x)].comp)
     if (!pbits || m <= 65536) {
-        for (size_t i = 1; i < n; i++)
-            if (insert_node(p, t, mask, (uint32_t)i, mix(p->lab[i].parent, p->lab[i].comp)))
+        for (size_t k = 0; k < m; k++) {
+            uint32_t x = NODE_AT(k);
+            if (insert_node(p, t, mask, x, HASH_OF(x), canon))
                 return 1;
+        }
         return 0;
     }
     size_t np = (size_t)1 << pbits, round = (m + 3) / 4;
@@ -82,25 +105,89 @@ static int hash_fill(ompf_profile_t *p, uint64_t *t, size_t cap)
     uint64_t *bh = buf;
     uint32_t *bn = (uint32_t *)(bh + round);
     int dup = 0;
-    for (size_t lo = 1; lo < n && !dup; lo += round) {
-        size_t hi = lo + round < n ? lo + round : n;
+    for (size_t lo = 0; lo < m && !dup; lo += round) {
+        size_t hi = lo + round < m ? lo + round : m;
         memset(at, 0, (np + 1) * sizeof *at);
-        for (size_t i = lo; i < hi; i++)
-            at[((mix(p->lab[i].parent, p->lab[i].comp) & mask) >> sh) + 1]++;
+        for (size_t k = lo; k < hi; k++)
+            at[((HASH_OF(NODE_AT(k)) & mask) >> sh) + 1]++;
         for (size_t q = 0; q < np; q++)
             at[q + 1] += at[q];
-        for (size_t i = lo; i < hi; i++) {
-            uint64_t h = mix(p->lab[i].parent, p->lab[i].comp);
-            size_t k = at[(h & mask) >> sh]++;
-            bh[k] = h;
-            bn[k] = (uint32_t)i;
+        for (size_t k = lo; k < hi; k++) {
+            uint32_t x = NODE_AT(k);
+            uint64_t h = HASH_OF(x);
+            size_t j = at[(h & mask) >> sh]++;
+            bh[j] = h;
+            bn[j] = x;
         }
-        for (size_t k = 0; k < hi - lo && !dup; k++)
-            dup = insert_node(p, t, mask, bn[k], bh[k]);
+        for (size_t j = 0; j < hi - lo && !dup; j++)
+            dup = insert_node(p, t, mask, bn[j], bh[j], canon);
     }
+#undef NODE_AT
+#undef HASH_OF
     munmap(buf, blen);
     free(at);
     return dup;
+}
+
+static int hash_fill(ompf_profile_t *p, uint64_t *t, size_t cap)
+{
+    return fill_nodes(p, t, cap, NULL, p->n_lab > 1 ? p->n_lab - 1 : 0, NULL);
+}
+
+static size_t cap_for(size_t n)
+{
+    size_t cap = 128;
+    while (4 * n > 3 * cap)
+        cap *= 2;
+    return cap;
+}
+
+int ompf__label_merge_equal(ompf_profile_t *p, uint32_t *remap)
+{
+    size_t n = p->n_lab;
+    uint32_t maxd = 0;
+    for (size_t i = 1; i < n; i++)
+        maxd = p->lab[i].depth > maxd ? p->lab[i].depth : maxd;
+    /* The nodes by depth (ascending index within a depth): a level's keys
+     * are final once the level above is merged. */
+    size_t *at = calloc((size_t)maxd + 2, sizeof *at);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t cap = cap_for(n);
+    uint64_t *t = calloc(cap, sizeof *t);
+    int rc = !at || !order || !t ? OMPF_ENOMEM : 0;
+    if (!rc) {
+        for (size_t i = 1; i < n; i++)
+            at[p->lab[i].depth + 1]++;
+        for (uint32_t d = 0; d <= maxd; d++)
+            at[d + 1] += at[d];
+        for (size_t i = 1; i < n; i++)
+            order[at[p->lab[i].depth]++] = (uint32_t)i;
+        /* at[d] is now the end of depth d */
+        remap[0] = 0;
+        for (uint32_t d = 1; d <= maxd && !rc; d++)
+            rc = fill_nodes(p, t, cap, order + at[d - 1], at[d] - at[d - 1], remap);
+    }
+    free(at);
+    free(order);
+    free(t);
+    if (rc)
+        return rc;
+    /* Keep the first of equal nodes, in index order (parents come first,
+     * so each parent's new index is known); remap[] becomes old -> new. */
+    size_t j = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (remap[i] != i) {
+            remap[i] = remap[remap[i]];
+            continue;
+        }
+        ompf__lnode_t x = p->lab[i];
+        x.parent = remap[x.parent];
+        p->lab[j] = x;
+        remap[i] = (uint32_t)j++;
+    }
+    p->n_lab = j;
+    ompf__label_drop_hash(p);
+    return 0;
 }
 
 /* A new table of cap slots; 1 (and the old table kept) if two nodes are
@@ -161,7 +248,7 @@ void ompf__label_drop_hash(ompf_profile_t *p)
 
 int ompf_label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node)
 {
-    if (!p || !node || parent >= p->n_lab)
+    if (!p || parent >= p->n_lab)
         return OMPF_EINVAL;
     if (p->n_lab >= UINT32_MAX - 2 || p->lab[parent].depth >= OMPF_MAX_LABEL_DEPTH)
         return OMPF_ERANGE;
@@ -172,16 +259,14 @@ int ompf_label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_
         return OMPF_ENOMEM;
     uint32_t n = (uint32_t)p->n_lab++;
     p->lab[n] = (ompf__lnode_t){comp, parent, p->lab[parent].depth + 1};
-    *node = n;
+    if (node)
+        *node = n;
     return 0;
 }
 
 int ompf__label_index_unique(ompf_profile_t *p)
 {
-    size_t cap = 128;
-    while (4 * p->n_lab > 3 * cap)
-        cap *= 2;
-    return hash_resize(p, cap);
+    return hash_resize(p, cap_for(p->n_lab));
 }
 
 int ompf_label_reserve(ompf_profile_t *p, size_t n)

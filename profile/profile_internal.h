@@ -94,6 +94,12 @@ static inline int ompf__label_child_hint(ompf_profile_t *p, uint32_t parent, uin
  * and component (a reader that appended a file's labels with
  * ompf_label_append checks them so), 0, or OMPF_ENOMEM. */
 int ompf__label_index_unique(ompf_profile_t *p);
+/* Merges equal nodes (same parent and component, once parents are merged)
+ * into the first of them, keeping the others' order, in linear time;
+ * remap (ompf_label_count entries) receives old node -> new node.  Nodes
+ * must come after their parents (appended ones do).  The hash is dropped.
+ * 0 or OMPF_ENOMEM (the trie unchanged). */
+int ompf__label_merge_equal(ompf_profile_t *p, uint32_t *remap);
 
 /* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs
  * in its columns (ompf__grow's capacity rule), stores XU i, frees them. */

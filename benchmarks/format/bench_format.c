@@ -1,10 +1,14 @@
 /* Profile file format benchmark: writes N XU records (2 events) with the
  * streaming writer from T threads, reads the file back, rewrites it with
  * ompf_profile_write, and prints bytes per XU and records per second.
- *   build/bin/bench_format [N=10000000] [T=2] [DIR=/tmp]
+ *   build/bin/bench_format [N=10000000] [T=2] [DIR=/tmp] [keep]
  * The records imitate a task-parallel run: monotone start times per
  * thread, one label node per XU under a few hundred parents, a handful of
- * constructs, TASK-CLOCK in ns and PAGE-FAULTS as small counts. */
+ * constructs, TASK-CLOCK in ns and PAGE-FAULTS as small counts.  Like the
+ * OMPT tool with a worksharing construct, every writer thread names the
+ * parents under ids of its own, so the reader merges equal label nodes.
+ * "keep" leaves the streamed file in DIR (its name is printed) to time
+ * other readers on it. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,14 +63,15 @@ static void *writer(void *arg)
         c.offset = 0x4010a0 + 0x40 * k;
         a->rc |= ompf_wstream_construct(s, k + 1, &c);
     }
-    /* Parent labels: ids 1..256 from thread 0's stream; XU labels follow. */
-    if (a->t == 0)
-        for (uint64_t k = 1; k <= 256; k++)
-            a->rc |= ompf_wstream_label(s, k, 0, k);
+    /* Parent labels 0.1 .. 0.256, named by every thread under ids of its
+     * own (bits 40 and up: the thread); XU labels follow. */
+    uint64_t base = (uint64_t)(a->t + 1) << 40;
+    for (uint64_t k = 1; k <= 256; k++)
+        a->rc |= ompf_wstream_label(s, base + k, 0, k);
     uint64_t t_ns = 1000;
     for (uint64_t i = a->t; i < a->n && !a->rc; i += a->nthreads) {
         uint64_t label = 1000 + i;
-        a->rc |= ompf_wstream_label(s, label, 1 + i % 256, i / 256);
+        a->rc |= ompf_wstream_label(s, label, base + 1 + i % 256, i / 256);
         uint64_t dur = 2000 + rng(&seed) % 50000;
         ompf_xu_t x = {.id = i, .thread = a->t, .team_thread = a->t, .team_size = a->nthreads,
                        .parts = 1, .cpu = (int32_t)a->t, .core = (int32_t)a->t, .numa = 0,
@@ -93,8 +98,9 @@ int main(int argc, char **argv)
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000ULL;
     uint32_t nt = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 2;
     const char *dir = argc > 3 ? argv[3] : "/tmp";
-    if (!n || !nt || nt > 256) {
-        fprintf(stderr, "usage: bench_format [N] [THREADS] [DIR]\n");
+    int keep = argc > 4 && !strcmp(argv[4], "keep");
+    if (!n || !nt || nt > 256 || (argc > 4 && !keep) || argc > 5) {
+        fprintf(stderr, "usage: bench_format [N] [THREADS] [DIR] [keep]\n");
         return 2;
     }
     char path[1024], path2[1024];
@@ -169,7 +175,10 @@ int main(int argc, char **argv)
            n / tw2, bytes2 / n, bytes2 / 1e6);
     ompf_profile_destroy(p);
     ompf_profile_destroy(h);
-    unlink(path);
+    if (keep)
+        printf("kept %s\n", path);
+    else
+        unlink(path);
     unlink(path2);
     return 0;
 }

@@ -259,10 +259,11 @@ int ompf_label_child(ompf_profile_t *p, uint32_t parent, uint64_t comp,
                      uint32_t *node);
 /* Adds a child without looking for an equal one, for a copy of another
  * trie's nodes, each added once (the caller knows that no equal child
- * exists): no lookup, and no lookup index until the next
- * ompf_label_child() builds it again.  That call fails with OMPF_EINVAL
- * if a child was added twice.  0, OMPF_EINVAL, OMPF_ERANGE (depth or count
- * limits), OMPF_ENOMEM. */
+ * exists): no lookup, and no lookup index until the next call that looks
+ * a child up (ompf_label_child, _reserve, _parse, _import) builds it
+ * again; that call fails with OMPF_EINVAL if a child was added twice.
+ * node may be NULL.  0, OMPF_EINVAL, OMPF_ERANGE (depth or count limits),
+ * OMPF_ENOMEM. */
 int ompf_label_append(ompf_profile_t *p, uint32_t parent, uint64_t comp, uint32_t *node);
 size_t ompf_label_count(const ompf_profile_t *p);
 /* Makes room for n label nodes in all (optional: adding that many then

@@ -2,7 +2,9 @@
  * as they come and checked for equal ones afterwards (profile/
  * file_read_resolve.c, build_labels).  A file that names one label under
  * two ids, which no writer makes but the format allows, must read as if
- * the label were named once: one node, and its XUs and children shared.
+ * the label were named once: one node, and its XUs and children shared
+ * (the tool writes such files: each thread names a worksharing
+ * construct's label under an id of its own).
  * Checked on a small file and on one large enough for the partitioned
  * hash fill (label.c, hash_fill), against labels computed here; and
  * ompf_label_append, which the reader and fusion's output use. */
@@ -18,6 +20,7 @@
 
 #include "fbuild.h"
 #include "fmt.h"
+#include "gen.h"
 #include "ompfuse/file.h"
 
 static ompf_profile_t *read_bytes(bytes_t b)
@@ -179,6 +182,79 @@ static void test_append(void **state)
     ompf_profile_destroy(p);
 }
 
+/* The tool names a worksharing construct's label under one id per
+ * thread.  A level wider than the merge's partitioned path (65,536
+ * nodes): W children of the root, 100 of them named again by other ids,
+ * and a child (component 5) under each second name, which must land under
+ * the first.  Read into a profile's own trie, and into a shared trie
+ * (combine's first input), after which a second file is looked up there. */
+#define W 70000u
+
+static bytes_t wide_file(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    size_t nl = W + 200, k = 0;
+    fmt_label_rec_t *l = malloc(nl * sizeof *l);
+    for (uint32_t i = 1; i <= W; i++)
+        l[k++] = (fmt_label_rec_t){i, 0, i};
+    for (uint32_t i = 1; i <= 100; i++) {
+        l[k++] = (fmt_label_rec_t){W + i, 0, i};
+        l[k++] = (fmt_label_rec_t){W + 100 + i, W + i, 5};
+    }
+    fb_labels(&f, l, nl);
+    free(l);
+    uint64_t xl[] = {7, W + 7, W + 107, W};
+    for (size_t i = 0; i < 4; i++)
+        fb_xu(&f, 1, xl[i], 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+
+static void check_wide(const ompf_profile_t *p, const ompf_profile_t *space)
+{
+    assert_int_equal(ompf_label_count(space), 1 + W + 100);
+    const ompf_profile_t *lt = ompf_profile_label_space(p);
+    assert_ptr_equal(lt, space);
+    char buf[64];
+    const char *want[] = {"0.7", "0.7", "0.7.5", "0.70000"};
+    for (size_t i = 0; i < 4; i++) {
+        ompf_label_format(lt, ompf_xu_get(p, i)->label, buf, sizeof buf);
+        assert_string_equal(buf, want[i]);
+    }
+    assert_int_equal(ompf_xu_get(p, 0)->label, ompf_xu_get(p, 1)->label);
+}
+
+static void test_wide_equal(void **state)
+{
+    (void)state;
+    ompf_profile_t *p = read_bytes(wide_file());
+    check_wide(p, p);
+    ompf_profile_destroy(p);
+
+    char *dir = gen_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/wide.ompf", dir);
+    bytes_t b = wide_file();
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(b.d, 1, b.n, fp), b.n);
+    fclose(fp);
+    free(b.d);
+    ompf_profile_t *space, *a, *c;
+    assert_int_equal(ompf_profile_create(&space), 0);
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_read_into(path, 0, space, &a, NULL, &err), 0);
+    check_wide(a, space);
+    /* the second read looks its labels up in the merged trie */
+    assert_int_equal(ompf_profile_read_into(path, 0, space, &c, NULL, &err), 0);
+    check_wide(c, space);
+    assert_int_equal(ompf_xu_get(a, 2)->label, ompf_xu_get(c, 2)->label);
+    ompf_profile_destroy(a);
+    ompf_profile_destroy(c);
+    ompf_profile_destroy(space);
+    gen_rmdir(dir);
+}
+
 static void test_large(void **state)
 {
     (void)state;
@@ -199,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_large_dup),
         cmocka_unit_test(test_one_label_many_ids),
         cmocka_unit_test(test_append),
+        cmocka_unit_test(test_wide_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
