@@ -187,6 +187,15 @@ int ompf__label_merge_equal(ompf_profile_t *p, uint32_t *remap)
     }
     p->n_lab = j;
     ompf__label_drop_hash(p);
+    /* Threads that name every label again leave most of the array unused
+     * for the profile's lifetime: give it back when it halved. */
+    if (2 * j < p->cap_lab) {
+        ompf__lnode_t *l = realloc(p->lab, j * sizeof *l);
+        if (l) {
+            p->lab = l;
+            p->cap_lab = j;
+        }
+    }
     return 0;
 }
 

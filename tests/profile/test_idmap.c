@@ -57,6 +57,8 @@ static void check(const uint64_t *keys, size_t n, int want_hashed)
         assert_true(ref[i].k != ref[i - 1].k); /* put reported every repeat */
     assert_int_equal(m.n, nr);
     assert_int_equal(m.hashed, want_hashed);
+    if (m.hashed)
+        assert_true(m.slots == 0 && m.seg == NULL && m.seg0.dense == NULL);
     for (size_t i = 0; i < nr; i++) {
         assert_int_equal(fmt_idmap_get(&m, ref[i].k), ref[i].v);
         /* neighbours that are not keys are absent */
@@ -141,12 +143,23 @@ static void test_switch(void **state)
     free(k);
 }
 
+/* Id 0, the first id of a thread's range (low bits 0), the last range
+ * with a table (4095) and the first without (4096). */
+static void test_edges(void **state)
+{
+    (void)state;
+    uint64_t k[] = {0, 1, 2, 1ull << 40, 1ull << 40 | 1, 4095ull << 40, 4095ull << 40 | 3, 1};
+    check(k, 8, 0);
+    uint64_t h[] = {0, 1ull << 40, 4095ull << 40 | 3, 4096ull << 40 | 1, 2};
+    check(h, 5, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense),       cmocka_unit_test(test_per_thread),
         cmocka_unit_test(test_many_ranges), cmocka_unit_test(test_random),
-        cmocka_unit_test(test_switch),
+        cmocka_unit_test(test_switch),      cmocka_unit_test(test_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,34 @@ static ompf_profile_t *read_bytes(bytes_t b)
     return p;
 }
 
+/* The trie a lookup per record gives (the reader before it appended):
+ * records in the order resolution meets them (each after its parent;
+ * here the files name parents first), through ompf_label_child. */
+static void same_as_lookups(const ompf_profile_t *p, const fmt_label_rec_t *l, size_t n)
+{
+    ompf_profile_t *q;
+    assert_int_equal(ompf_profile_create(&q), 0);
+    uint32_t *node = malloc(n * sizeof *node);
+    fmt_idmap_t at; /* record of each id */
+    memset(&at, 0, sizeof at);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t old, pr = l[i].parent ? fmt_idmap_get(&at, l[i].parent) : 0;
+        assert_true(!l[i].parent || pr < i); /* parents first */
+        assert_int_equal(ompf_label_child(q, l[i].parent ? node[pr] : OMPF_LABEL_ROOT,
+                                          l[i].comp, &node[i]), 0);
+        assert_int_equal(fmt_idmap_put(&at, l[i].id, (uint32_t)i, &old), 0);
+    }
+    fmt_idmap_free(&at);
+    assert_int_equal(ompf_label_count(p), ompf_label_count(q));
+    for (uint32_t x = 0; x < ompf_label_count(q); x++) {
+        assert_int_equal(ompf_label_parent(p, x), ompf_label_parent(q, x));
+        assert_int_equal(ompf_label_component(p, x), ompf_label_component(q, x));
+        assert_int_equal(ompf_label_depth(p, x), ompf_label_depth(q, x));
+    }
+    free(node);
+    ompf_profile_destroy(q);
+}
+
 static const char *label_of(const ompf_profile_t *p, size_t xu, char *buf, size_t n)
 {
     ompf_label_format(p, ompf_xu_get(p, xu)->label, buf, n);
@@ -55,6 +83,7 @@ static void test_small(void **state)
         fb_xu(&f, 1, lid, 0, OMPF_XU_TASK);
     ompf_profile_t *p = read_bytes(fb_done(&f));
     assert_int_equal(ompf_label_count(p), 4); /* 0, 0.1, 0.1.5, 0.1.6 */
+    same_as_lookups(p, l, 5);
     assert_int_equal(ompf_xu_count(p), 5);
     const char *want[] = {"0.1", "0.1", "0.1.5", "0.1.5", "0.1.6"};
     char buf[64];
@@ -109,7 +138,6 @@ static void check_large(int dup)
     }
     assert_int_equal(k, nl);
     fb_labels(&f, l, nl);
-    free(l);
     uint64_t xl[] = {2, 3, D, 2 * D, N, N / 2 + 1, N + 1, N + 2, N + 3};
     size_t nx = dup ? 9 : 6;
     for (size_t i = 0; i < nx; i++)
@@ -137,6 +165,8 @@ static void check_large(int dup)
         assert_int_equal(again, node);
     }
     assert_int_equal(ompf_label_count(p), N + (dup ? 1 : 0));
+    same_as_lookups(p, l, nl);
+    free(l);
     ompf_profile_destroy(p);
 }
 
@@ -182,46 +212,68 @@ static void test_append(void **state)
     ompf_profile_destroy(p);
 }
 
-/* The tool names a worksharing construct's label under one id per
- * thread.  A level wider than the merge's partitioned path (65,536
- * nodes): W children of the root, 100 of them named again by other ids,
- * and a child (component 5) under each second name, which must land under
- * the first.  Read into a profile's own trie, and into a shared trie
- * (combine's first input), after which a second file is looked up there. */
+/* The tool names a worksharing construct's label under one id per thread.
+ * Two "threads" (ids A | n and B | n, as the tool's) each name W labels
+ * 0.i, alternately, so that equal nodes meet in the same round of the
+ * fill; then each names 0.i.5 under its own id of 0.i (a level of 2W
+ * nodes, wider than the merge's partitioned path, half of them equal to
+ * the other half once their parents are merged), and B names 100 labels
+ * 0.i.6.  Read into a profile's own trie, and into a shared trie
+ * (combine's first input), after which a second file is looked up there;
+ * both node for node the trie of a lookup per record. */
 #define W 70000u
+#define TA (1ull << 40)
+#define TB (2ull << 40)
+
+static fmt_label_rec_t *wide_records(size_t *n)
+{
+    size_t nl = 4 * (size_t)W + 100, k = 0;
+    fmt_label_rec_t *l = malloc(nl * sizeof *l);
+    for (uint64_t i = 1; i <= W; i++) {
+        l[k++] = (fmt_label_rec_t){TA | i, 0, i};
+        l[k++] = (fmt_label_rec_t){TB | i, 0, i};
+    }
+    for (uint64_t i = 1; i <= W; i++) {
+        l[k++] = (fmt_label_rec_t){TB | (W + i), TB | i, 5};
+        l[k++] = (fmt_label_rec_t){TA | (W + i), TA | i, 5};
+    }
+    for (uint64_t i = 1; i <= 100; i++)
+        l[k++] = (fmt_label_rec_t){TB | (2 * W + i), TB | i, 6};
+    *n = k;
+    return l;
+}
 
 static bytes_t wide_file(void)
 {
     fb_t f;
     fb_prefix(&f);
-    size_t nl = W + 200, k = 0;
-    fmt_label_rec_t *l = malloc(nl * sizeof *l);
-    for (uint32_t i = 1; i <= W; i++)
-        l[k++] = (fmt_label_rec_t){i, 0, i};
-    for (uint32_t i = 1; i <= 100; i++) {
-        l[k++] = (fmt_label_rec_t){W + i, 0, i};
-        l[k++] = (fmt_label_rec_t){W + 100 + i, W + i, 5};
-    }
+    size_t nl;
+    fmt_label_rec_t *l = wide_records(&nl);
     fb_labels(&f, l, nl);
     free(l);
-    uint64_t xl[] = {7, W + 7, W + 107, W};
-    for (size_t i = 0; i < 4; i++)
+    uint64_t xl[] = {TA | 7, TB | 7, TB | (W + 7), TA | (W + 7), TB | (2 * W + 7), TA | W};
+    for (size_t i = 0; i < 6; i++)
         fb_xu(&f, 1, xl[i], 0, OMPF_XU_TASK);
     return fb_done(&f);
 }
 
 static void check_wide(const ompf_profile_t *p, const ompf_profile_t *space)
 {
-    assert_int_equal(ompf_label_count(space), 1 + W + 100);
+    assert_int_equal(ompf_label_count(space), 1 + 2 * W + 100);
     const ompf_profile_t *lt = ompf_profile_label_space(p);
     assert_ptr_equal(lt, space);
     char buf[64];
-    const char *want[] = {"0.7", "0.7", "0.7.5", "0.70000"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *want[] = {"0.7", "0.7", "0.7.5", "0.7.5", "0.7.6", "0.70000"};
+    for (size_t i = 0; i < 6; i++) {
         ompf_label_format(lt, ompf_xu_get(p, i)->label, buf, sizeof buf);
         assert_string_equal(buf, want[i]);
     }
     assert_int_equal(ompf_xu_get(p, 0)->label, ompf_xu_get(p, 1)->label);
+    assert_int_equal(ompf_xu_get(p, 2)->label, ompf_xu_get(p, 3)->label);
+    size_t nl;
+    fmt_label_rec_t *l = wide_records(&nl);
+    same_as_lookups(space, l, nl);
+    free(l);
 }
 
 static void test_wide_equal(void **state)
