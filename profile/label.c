@@ -221,9 +221,8 @@ static int reserve(ompf_profile_t *p, size_t n)
     if (n > p->cap_lab &&
         ompf__grow((void **)&p->lab, &p->cap_lab, n, sizeof *p->lab))
         return OMPF_ENOMEM;
-    size_t cap = p->hash_cap ? p->hash_cap : 128;
-    while (4 * n > 3 * cap)
-        cap *= 2;
+    /* powers of two from 128: never smaller than the table it has */
+    size_t cap = cap_for(n) > p->hash_cap ? cap_for(n) : p->hash_cap;
     int rc = cap != p->hash_cap ? hash_resize(p, cap) : 0;
     return rc == 1 ? OMPF_EINVAL : rc; /* ompf_label_append added a child twice */
 }
