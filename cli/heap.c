@@ -10,6 +10,8 @@ void ompf_cli_heap_reuse(void)
 {
 #ifdef __GLIBC__
     mallopt(M_MMAP_MAX, 0);              /* large arrays from the heap, not mmap */
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);  /* and freed memory kept there */
+    mallopt(M_TRIM_THRESHOLD, -1);       /* and freed memory kept there (-1: never
+                                          * trimmed; INT_MAX let 10^7-XU profiles,
+                                          * whose free top exceeds 2 GB, go back) */
 #endif
 }

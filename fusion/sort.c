@@ -1,6 +1,9 @@
 /* Sorting helpers of the strategies: qsort of two-key records, and a stable
- * LSD radix sort of 64-bit keys with an optional 32-bit payload (16-bit
- * digits; passes whose digit is the same for all keys are skipped). */
+ * radix sort of 64-bit keys with an optional 32-bit payload: least
+ * significant digit first (16-bit digits) when that takes at most two
+ * passes or the keys fit in cache, else 8-bit digits most significant
+ * first down to cache-sized buckets, sorted LSD within; digits that are the
+ * same for all keys are skipped. */
 #include <stdint.h>
 #include <string.h>
 
@@ -65,43 +68,43 @@ static int small_sort(uint64_t *key, uint32_t *idx, size_t n)
     return 0;
 }
 
-int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
+/* Bits in which the keys differ: digits outside them need no pass. */
+static uint64_t varying_bits(const uint64_t *key, size_t n)
 {
-    if (n < 2)
-        return 0;
-    if (n < 2048)
-        return small_sort(key, idx, n);
-    uint64_t *k2 = malloc(n * sizeof *k2);
-    uint32_t *i2 = idx ? malloc(n * sizeof *i2) : NULL;
-    size_t *cnt = malloc(65536 * sizeof *cnt);
-    if (!k2 || (idx && !i2) || !cnt) {
-        free(k2);
-        free(i2);
-        free(cnt);
-        return OMPF_ENOMEM;
-    }
     uint64_t all_or = 0, all_and = ~0ull;
     for (size_t i = 0; i < n; i++) {
         all_or |= key[i];
         all_and &= key[i];
     }
-    uint64_t varying = all_or ^ all_and;
+    return all_or ^ all_and;
+}
+
+/* A bucket of at most LEAF keys (12 B each) stays in the L2 cache while
+ * it is sorted. */
+#define LEAF 65536
+
+/* LSD with digits of w bits (8, 11 or 16) over the bits set in varying;
+ * stable.  cnt holds 2^w entries. */
+static void lsd(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
+                uint64_t varying, unsigned w, size_t *cnt)
+{
+    size_t nb = (size_t)1 << w, mask = nb - 1;
     uint64_t *ks = key, *kd = k2;
     uint32_t *is = idx, *id = i2;
-    for (unsigned shift = 0; shift < 64; shift += 16) {
-        if (!((varying >> shift) & 0xffff))
+    for (unsigned shift = 0; shift < 64 && (varying >> shift); shift += w) {
+        if (!((varying >> shift) & mask))
             continue;
-        memset(cnt, 0, 65536 * sizeof *cnt);
+        memset(cnt, 0, nb * sizeof *cnt);
         for (size_t i = 0; i < n; i++)
-            cnt[(ks[i] >> shift) & 0xffff]++;
+            cnt[(ks[i] >> shift) & mask]++;
         size_t sum = 0;
-        for (size_t d = 0; d < 65536; d++) {
+        for (size_t d = 0; d < nb; d++) {
             size_t c = cnt[d];
             cnt[d] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++) {
-            size_t p = cnt[(ks[i] >> shift) & 0xffff]++;
+            size_t p = cnt[(ks[i] >> shift) & mask]++;
             kd[p] = ks[i];
             if (idx)
                 id[p] = is[i];
@@ -118,6 +121,107 @@ int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
         if (idx)
             memcpy(idx, is, n * sizeof *idx);
     }
+}
+
+/* Passes of w-bit digits (aligned at bit 0, as lsd() takes them) that
+ * the varying bits need. */
+static unsigned passes(uint64_t varying, unsigned w)
+{
+    unsigned p = 0;
+    for (unsigned shift = 0; shift < 64; shift += w)
+        p += ((varying >> shift) & (((uint64_t)1 << w) - 1)) != 0;
+    return p;
+}
+
+/* The digit width for an in-cache bucket of m keys: a pass moves every
+ * key (about 3 units) and clears and sums 2^w counters (1 unit). */
+static unsigned leaf_width(size_t m, uint64_t varying)
+{
+    static const unsigned ws[] = {8, 11, 16};
+    unsigned best = 8;
+    double cost = 0;
+    for (size_t i = 0; i < 3; i++) {
+        double c = passes(varying, ws[i]) * (3.0 * (double)m + (double)((size_t)1 << ws[i]));
+        if (i == 0 || c < cost) {
+            cost = c;
+            best = ws[i];
+        }
+    }
+    return best;
+}
+
+/* Sorts key (and idx) in place, k2/i2 scratch of n.  Above LEAF keys, one
+ * stable MSD pass on the top 8 varying bits splits them into buckets that
+ * are sorted in cache, recursively: each key moves over the whole array a
+ * bounded number of times, with 256 write streams that stay in the TLB.
+ * A 16-bit LSD pass over a large array scatters to 65536 pages: with 60
+ * varying bits (BC's Morton keys) it took 61 ns per key at 10^7 keys, this
+ * 26. */
+static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
+                 uint64_t varying, size_t *cnt)
+{
+    if (!varying || n < 2)
+        return;
+    if (n <= LEAF) {
+        lsd(key, idx, k2, i2, n, varying, leaf_width(n, varying), cnt);
+        return;
+    }
+    unsigned hi = 64 - (unsigned)__builtin_clzll(varying);
+    unsigned sh = hi > 8 ? hi - 8 : 0;
+    size_t c8[256], st[257];
+    memset(c8, 0, sizeof c8);
+    for (size_t i = 0; i < n; i++)
+        c8[(key[i] >> sh) & 255]++;
+    size_t sum = 0;
+    for (size_t d = 0; d < 256; d++) {
+        st[d] = sum;
+        size_t c = c8[d];
+        c8[d] = sum;
+        sum += c;
+    }
+    st[256] = n;
+    for (size_t i = 0; i < n; i++) {
+        size_t p = c8[(key[i] >> sh) & 255]++;
+        k2[p] = key[i];
+        if (idx)
+            i2[p] = idx[i];
+    }
+    uint64_t low = sh ? varying & ((1ull << sh) - 1) : 0;
+    for (size_t d = 0; d < 256 && low; d++) {
+        size_t a = st[d], m = st[d + 1] - a;
+        if (m > 1)
+            msd8(k2 + a, idx ? i2 + a : NULL, key + a, idx ? idx + a : NULL, m,
+                 m <= LEAF ? varying_bits(k2 + a, m) & low : low, cnt);
+    }
+    memcpy(key, k2, n * sizeof *key);
+    if (idx)
+        memcpy(idx, i2, n * sizeof *idx);
+}
+
+int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
+{
+    if (n < 2)
+        return 0;
+    if (n < 2048)
+        return small_sort(key, idx, n);
+    uint64_t varying = varying_bits(key, n);
+    if (!varying)
+        return 0;
+    uint64_t *k2 = malloc(n * sizeof *k2);
+    uint32_t *i2 = idx ? malloc(n * sizeof *i2) : NULL;
+    size_t *cnt = malloc(65536 * sizeof *cnt);
+    if (!k2 || (idx && !i2) || !cnt) {
+        free(k2);
+        free(i2);
+        free(cnt);
+        return OMPF_ENOMEM;
+    }
+    /* Up to 4 LEAFs, or when two 16-bit passes cover the varying bits (BC's
+     * values: 24 bits of a double), plain 16-bit LSD is as fast or faster. */
+    if (n <= 4 * LEAF || passes(varying, 16) <= 2)
+        lsd(key, idx, k2, i2, n, varying, 16, cnt);
+    else
+        msd8(key, idx, k2, i2, n, varying, cnt);
     free(k2);
     free(i2);
     free(cnt);

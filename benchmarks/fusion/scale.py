@@ -10,7 +10,10 @@ and `combine bc` -- CPU time (user + sys of the child) and peak RSS.
 With --ref OLD_OMPFUSE the old binary is measured in the same rounds.
 Prints min and median per figure, the ratio to reading, bytes per input
 XU beyond the values, the time exponent between consecutive sizes, and the
-targets next to them.  When BC is measured, a closing table puts its
+targets next to them; also user and system time apart and the exponent
+of user time alone (at 10^7 the system time is mostly the machine's cost
+of fresh memory, which it prints at the end through mem_touch).  When BC
+is measured, a closing table puts its
 figures next to its own targets (ratio at 10^5 XUs per type, bytes per XU,
 exponent); with --strategies bc alone only the BC inputs are generated and
 read (--sizes 2e4,2e5,2e6: 10^4 to 10^6 XUs per type).
@@ -45,7 +48,7 @@ BC_TARGET_PER_TYPE, BC_TARGET_BYTES, TARGET_EXPONENT = 100000, 64, 1.05
 
 
 def timed(cmd, cwd):
-    """(CPU s, peak RSS MB) through /usr/bin/time."""
+    """(CPU s, peak RSS MB, user s, system s) through /usr/bin/time."""
     p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M"] + cmd, cwd=cwd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
@@ -53,7 +56,7 @@ def timed(cmd, cwd):
         raise SystemExit(f"scale.py: {' '.join(cmd)} failed ({p.returncode}): "
                          f"{p.stderr.strip()}")
     u, s, m = p.stderr.strip().splitlines()[-1].split()
-    return float(u) + float(s), int(m) / 1024.0
+    return float(u) + float(s), int(m) / 1024.0, float(u), float(s)
 
 
 def bc_report(rows, bins):
@@ -108,8 +111,9 @@ def main():
           f"(2 cores shared); CPU seconds, min / median of {a.repeat}; "
           f"record order {a.order}")
     print("| binary | step | XUs per run | inputs | CPU s min | CPU s median "
-          "| x read (median) | peak RSS MB | B/XU beyond values | target |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| user / sys median | x read (median) | peak RSS MB "
+          "| B/XU beyond values | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     prev = {}
     bc_rows = []
     for size in a.sizes.split(","):
@@ -148,11 +152,13 @@ def main():
                     res.setdefault((tag, name), []).append(timed([b] + args, d))
         for tag, _ in bins:
             for name, args, xus, nev in steps:
-                cpu = [c for c, _ in res[(tag, name)]]
-                rss = max(m for _, m in res[(tag, name)])
+                cpu = [c for c, _, _, _ in res[(tag, name)]]
+                rss = max(m for _, m, _, _ in res[(tag, name)])
                 mn, med = min(cpu), statistics.median(cpu)
+                umed = statistics.median(u for _, _, u, _ in res[(tag, name)])
+                smed = statistics.median(x for _, _, _, x in res[(tag, name)])
                 read = "read bc inputs" if "bc" in name else "read lgl inputs"
-                rmed = statistics.median(c for c, _ in res[(tag, read)])
+                rmed = statistics.median(c for c, _, _, _ in res[(tag, read)])
                 ratio = (med / rmed if rmed > 0 else float("nan")) if name.startswith("combine") else 1.0
                 beyond = (rss * 2**20 - xus * 8 * nev) / xus
                 strat = name.split()[-1]
@@ -162,12 +168,14 @@ def main():
                               "exponent <= 1.05")
                 key = (tag, name)
                 exp = ""
-                if key in prev and prev[key][1] > 0 and med > 0:
-                    pn, pc = prev[key]
-                    exp = f"; exponent {math.log(med / pc) / math.log(n / pn):.2f}"
-                prev[key] = (n, med)
+                if key in prev and prev[key][1] > 0 and med > 0 and umed > 0:
+                    pn, pc, pu = prev[key]
+                    exp = (f"; exponent {math.log(med / pc) / math.log(n / pn):.2f}"
+                           f" (user {math.log(umed / pu) / math.log(n / pn):.2f})")
+                prev[key] = (n, med, umed)
                 print(f"| {tag} | {name} | {n:.0e} | {xus} | {mn:.3f} | {med:.3f}{exp} "
-                      f"| {ratio:.2f} | {rss:.0f} | {beyond:.0f} | {target} |")
+                      f"| {umed:.2f} / {smed:.2f} | {ratio:.2f} | {rss:.0f} "
+                      f"| {beyond:.0f} | {target} |")
                 if name == "combine bc":
                     bc_rows.append((tag, n // 2, med, ratio, rss, beyond,
                                     os.getloadavg()[0]))
@@ -178,6 +186,13 @@ def main():
             shutil.rmtree(d, ignore_errors=True)
     if bc_rows:
         bc_report(bc_rows, bins)
+    # The machine's own cost of fresh memory, which system time carries at
+    # 10^7 XUs (docs/benchmarks.md): per page at 600 MiB and at 6,000 MiB.
+    touch = os.path.join(a.bindir, "mem_touch")
+    if os.path.exists(touch):
+        p = subprocess.run([touch, "600", "6000"], capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            print(f"# fresh memory on this machine: {line}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,114 @@
+/* fz_radix_sort, the sort under LGL, CTC and BC, against qsort by (key,
+ * input position): table-driven over sizes on either side of its regimes
+ * (qsort below 2048 keys; 16-bit LSD up to 4 x 65536 keys or when two
+ * passes cover the varying bits; else 8-bit MSD passes down to buckets of
+ * 65536, sorted LSD with 8-, 11- or 16-bit digits) and key distributions
+ * that exercise skipped digits, ties, skew and recursion. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fz.h"
+
+typedef struct {
+    uint64_t key;
+    uint32_t pos;
+} rec_t;
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const rec_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+typedef enum {
+    K_RANDOM64,   /* every digit varies */
+    K_LOW20,      /* top digits all equal: skipped */
+    K_FEW,        /* 7 distinct keys: long runs of ties */
+    K_SKEWED,     /* one hot top digit holding ~90 %: a bucket above LEAF */
+    K_HIGH_ONLY,  /* varying bits only at the top, gaps below */
+    K_SORTED_DESC,
+    K_TOP16,      /* 16 top digits: MSD buckets near LEAF (16-bit leaves) */
+    K_EQUAL,      /* nothing varies */
+} kind_t;
+
+static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
+{
+    uint64_t r = next(s);
+    switch (k) {
+    case K_RANDOM64: return r;
+    case K_LOW20: return 0xabcd000000000000ull | (r & 0xfffff);
+    case K_FEW: return (r % 7) << 33;
+    case K_SKEWED: return (r % 10 ? 5ull << 56 : (r >> 8) << 56) | (r & 0xffffffffffull);
+    case K_HIGH_ONLY: return (r >> 52) << 52;
+    case K_SORTED_DESC: return (uint64_t)(n - i) * 3;
+    case K_TOP16: return ((r % 16) << 56) | (r >> 16);
+    case K_EQUAL: return 42;
+    }
+    return 0;
+}
+
+static void check(kind_t kind, size_t n, int with_idx)
+{
+    uint64_t s = 0x1234 + kind * 977 + n;
+    uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    rec_t *ref = malloc((n ? n : 1) * sizeof *ref);
+    assert_non_null(key);
+    assert_non_null(idx);
+    assert_non_null(ref);
+    for (size_t i = 0; i < n; i++) {
+        key[i] = make_key(kind, i, n, &s);
+        idx[i] = (uint32_t)i;
+        ref[i].key = key[i];
+        ref[i].pos = (uint32_t)i;
+    }
+    qsort(ref, n, sizeof *ref, cmp_rec);
+    assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] != ref[i].key || (with_idx && idx[i] != ref[i].pos))
+            fail_msg("kind %d n %zu idx %d: position %zu holds (%llx, %u), "
+                     "expected (%llx, %u)", (int)kind, n, with_idx, i,
+                     (unsigned long long)key[i], with_idx ? idx[i] : 0,
+                     (unsigned long long)ref[i].key, ref[i].pos);
+    }
+    free(key);
+    free(idx);
+    free(ref);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    /* Each regime and its edges: 2047/2048 (qsort -> radix), 262144/262145
+     * (LSD -> MSD for keys needing more than two 16-bit passes: random,
+     * skewed, top16); skewed keys put 90 % in one bucket, which recurses. */
+    static const size_t sizes[] = {0, 1, 2, 3, 100, 2047, 2048, 5000, 65537,
+                                   262144, 262145, 1000000};
+    for (int k = K_RANDOM64; k <= K_EQUAL; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (int w = 0; w < 2; w++)
+                check((kind_t)k, sizes[s], w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
