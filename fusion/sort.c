@@ -1,7 +1,7 @@
 /* Sorting helpers of the strategies: qsort of two-key records, and a stable
  * radix sort of 64-bit keys with an optional 32-bit payload: least
- * significant digit first (16-bit digits) when that takes at most two
- * passes or the keys fit in cache, else 8-bit digits most significant
+ * significant digit first (16-bit digits) when the keys fit in cache, or
+ * up to 2^22 keys when that takes at most two passes, else 8-bit digits most significant
  * first down to cache-sized buckets, sorted LSD within; digits that are the
  * same for all keys are skipped. */
 #include <stdint.h>
@@ -216,9 +216,10 @@ int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
         free(cnt);
         return OMPF_ENOMEM;
     }
-    /* Up to 4 LEAFs, or when two 16-bit passes cover the varying bits (BC's
-     * values: 24 bits of a double), plain 16-bit LSD is as fast or faster. */
-    if (n <= 4 * LEAF || passes(varying, 16) <= 2)
+    /* Up to 4 LEAFs, or up to 64 when two 16-bit passes cover the varying
+     * bits (BC's values: 24 bits of a double), plain 16-bit LSD is as fast
+     * or faster (bench_sort). */
+    if (n <= 4 * LEAF || (passes(varying, 16) <= 2 && n <= 64 * LEAF))
         lsd(key, idx, k2, i2, n, varying, 16, cnt);
     else
         msd8(key, idx, k2, i2, n, varying, cnt);

@@ -1,9 +1,9 @@
 /* fz_radix_sort, the sort under LGL, CTC and BC, against qsort by (key,
  * input position): table-driven over sizes on either side of its regimes
- * (qsort below 2048 keys; 16-bit LSD up to 4 x 65536 keys or when two
- * passes cover the varying bits; else 8-bit MSD passes down to buckets of
- * 65536, sorted LSD with 8-, 11- or 16-bit digits) and key distributions
- * that exercise skipped digits, ties, skew and recursion. */
+ * (qsort below 2048 keys; 16-bit LSD up to 4 x 65536 keys, or up to 2^22
+ * when two passes cover the varying bits; else 8-bit MSD passes down to
+ * buckets of 65536, sorted LSD with 8-, 11- or 16-bit digits) and key
+ * distributions that exercise skipped digits, ties, skew and recursion. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +103,10 @@ static void test_table(void **state)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
             for (int w = 0; w < 2; w++)
                 check((kind_t)k, sizes[s], w);
+    /* Keys that two 16-bit passes cover take MSD passes above 2^22. */
+    check(K_LOW20, 4194304, 1);
+    check(K_LOW20, 4194305, 1);
+    check(K_FEW, 4194305, 0);
 }
 
 int main(void)
