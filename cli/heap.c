@@ -1,4 +1,6 @@
 /* See heap.h. */
+/* Any libc header defines __GLIBC__ (through <features.h>) for the test
+ * below: keep one before it. */
 #include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>

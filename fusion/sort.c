@@ -1,9 +1,10 @@
 /* Sorting helpers of the strategies: qsort of two-key records, and a stable
  * radix sort of 64-bit keys with an optional 32-bit payload: least
- * significant digit first (16-bit digits) when the keys fit in cache, or
- * up to 2^22 keys when that takes at most two passes, else 8-bit digits most significant
- * first down to cache-sized buckets, sorted LSD within; digits that are the
- * same for all keys are skipped. */
+ * significant digit first (16-bit digits) up to 2^18 keys, or up to 2^22
+ * when that takes at most two passes; else 8-bit digits most significant
+ * first down to cache-sized buckets, sorted LSD within.  Digits that are
+ * the same for all keys are skipped.  The limits are measured
+ * (bench_sort, docs/benchmarks.md), not derived. */
 #include <stdint.h>
 #include <string.h>
 
@@ -79,8 +80,9 @@ static uint64_t varying_bits(const uint64_t *key, size_t n)
     return all_or ^ all_and;
 }
 
-/* A bucket of at most LEAF keys (12 B each) stays in the L2 cache while
- * it is sorted. */
+/* A bucket of at most LEAF keys stays in the L2 cache (1 MB here) while
+ * it is sorted: 12 bytes a key and as much scratch, touched a pass at a
+ * time. */
 #define LEAF 65536
 
 /* LSD with digits of w bits (8, 11 or 16) over the bits set in varying;
@@ -151,12 +153,13 @@ static unsigned leaf_width(size_t m, uint64_t varying)
 }
 
 /* Sorts key (and idx) in place, k2/i2 scratch of n.  Above LEAF keys, one
- * stable MSD pass on the top 8 varying bits splits them into buckets that
- * are sorted in cache, recursively: each key moves over the whole array a
- * bounded number of times, with 256 write streams that stay in the TLB.
- * A 16-bit LSD pass over a large array scatters to 65536 pages: with 60
- * varying bits (BC's Morton keys) it took 61 ns per key at 10^7 keys, this
- * 26. */
+ * stable MSD pass on the 8 bits below the highest varying one splits them
+ * into buckets, each sorted the same way (with its own varying bits) until
+ * it is small enough for the cache: each key moves over the whole array a
+ * bounded number of times (at most 8 levels), with 256 write streams that
+ * stay in the TLB.  A 16-bit LSD pass over a large array scatters to 65536
+ * pages: with 60 varying bits (BC's Morton keys) it took 62 ns per key at
+ * 10^7 keys, this 24 (bench_sort). */
 static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
                  uint64_t varying, size_t *cnt)
 {
@@ -191,7 +194,7 @@ static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_
         size_t a = st[d], m = st[d + 1] - a;
         if (m > 1)
             msd8(k2 + a, idx ? i2 + a : NULL, key + a, idx ? idx + a : NULL, m,
-                 m <= LEAF ? varying_bits(k2 + a, m) & low : low, cnt);
+                 varying_bits(k2 + a, m) & low, cnt);
     }
     memcpy(key, k2, n * sizeof *key);
     if (idx)
@@ -217,8 +220,9 @@ int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
         return OMPF_ENOMEM;
     }
     /* Up to 4 LEAFs, or up to 64 when two 16-bit passes cover the varying
-     * bits (BC's values: 24 bits of a double), plain 16-bit LSD is as fast
-     * or faster (bench_sort). */
+     * bits (LGL's label nodes, CTC's start times within 4 s, BC's values
+     * when they span few binades), plain 16-bit LSD is as fast or faster
+     * (bench_sort). */
     if (n <= 4 * LEAF || (passes(varying, 16) <= 2 && n <= 64 * LEAF))
         lsd(key, idx, k2, i2, n, varying, 16, cnt);
     else
