@@ -61,31 +61,39 @@ def timed(cmd, cwd):
 
 def bc_report(rows, bins):
     """BC's figures next to its targets, one line per binary and size.
-    rows: (tag, XUs per type, median CPU, x read, peak MB, B/XU, load)."""
+    rows: (tag, XUs per type, median CPU, x read, peak MB, B/XU, load,
+    input XUs).  Besides the bytes per XU at each size, which carry the
+    process's fixed memory (binary, libraries, tables), the marginal
+    bytes per XU from the previous size: what each further XU costs."""
     print("\n# BC against its targets (median CPU of combine bc; ratio to "
           "reading the same inputs; exponent between consecutive sizes)")
     print("| binary | XUs per type | combine bc CPU s | x read | target "
-          "| peak RSS MB | B/XU beyond values | target | exponent | target "
-          "| load |")
+          "| peak RSS MB | B/XU beyond values (marginal) | target | exponent "
+          "| target | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for tag, _ in bins:
         prev = None
-        for t, per_type, med, ratio, rss, beyond, load in rows:
+        for t, per_type, med, ratio, rss, beyond, load, xus in rows:
             if t != tag:
                 continue
             rt = (f"<= 3 ({'holds' if ratio <= 3 else 'missed'})"
                   if per_type == BC_TARGET_PER_TYPE else "")
             bt = (f"<= {BC_TARGET_BYTES} "
                   f"({'holds' if beyond <= BC_TARGET_BYTES else 'missed'})")
-            ex, et = "", ""
+            ex, et, mg = "", "", ""
             if prev and prev[1] > 0 and med > 0:
                 e = math.log(med / prev[1]) / math.log(per_type / prev[0])
                 ex = f"{e:.2f}"
                 et = (f"<= {TARGET_EXPONENT} "
                       f"({'holds' if e <= TARGET_EXPONENT else 'missed'})")
-            prev = (per_type, med)
+            if prev and xus > prev[3]:
+                m = (beyond * xus - prev[2] * prev[3]) / (xus - prev[3])
+                mg = f" ({m:.0f})"
+                bt = (f"<= {BC_TARGET_BYTES} ({'holds' if beyond <= BC_TARGET_BYTES else 'missed'}; "
+                      f"marginal {'holds' if m <= BC_TARGET_BYTES else 'missed'})")
+            prev = (per_type, med, beyond, xus)
             print(f"| {tag} | {per_type:.0e} | {med:.3f} | {ratio:.2f} | {rt} "
-                  f"| {rss:.0f} | {beyond:.0f} | {bt} | {ex} | {et} "
+                  f"| {rss:.0f} | {beyond:.0f}{mg} | {bt} | {ex} | {et} "
                   f"| {load:.1f} |")
 
 
@@ -178,7 +186,7 @@ def main():
                       f"| {beyond:.0f} | {target} |")
                 if name == "combine bc":
                     bc_rows.append((tag, n // 2, med, ratio, rss, beyond,
-                                    os.getloadavg()[0]))
+                                    os.getloadavg()[0], xus))
         sys.stdout.flush()
         print(f"# N={n}: inputs {'reused' if have else 'generated'} in {gen:.1f} s; "
               f"load average now {os.getloadavg()[0]:.1f}", flush=True)
