@@ -85,32 +85,41 @@ static uint64_t varying_bits(const uint64_t *key, size_t n)
  * time. */
 #define LEAF 65536
 
+/* One stable counting pass: keys (and payload) from ks/is to kd/id by the
+ * digit (key >> shift) & mask; cnt (mask + 1 entries) ends holding each
+ * digit's end in kd. */
+static void scatter(const uint64_t *ks, const uint32_t *is, uint64_t *kd, uint32_t *id,
+                    size_t n, unsigned shift, size_t mask, size_t *cnt)
+{
+    memset(cnt, 0, (mask + 1) * sizeof *cnt);
+    for (size_t i = 0; i < n; i++)
+        cnt[(ks[i] >> shift) & mask]++;
+    size_t sum = 0;
+    for (size_t d = 0; d <= mask; d++) {
+        size_t c = cnt[d];
+        cnt[d] = sum;
+        sum += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t p = cnt[(ks[i] >> shift) & mask]++;
+        kd[p] = ks[i];
+        if (is)
+            id[p] = is[i];
+    }
+}
+
 /* LSD with digits of w bits (8, 11 or 16) over the bits set in varying;
  * stable.  cnt holds 2^w entries. */
 static void lsd(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
                 uint64_t varying, unsigned w, size_t *cnt)
 {
-    size_t nb = (size_t)1 << w, mask = nb - 1;
+    size_t mask = ((size_t)1 << w) - 1;
     uint64_t *ks = key, *kd = k2;
     uint32_t *is = idx, *id = i2;
     for (unsigned shift = 0; shift < 64 && (varying >> shift); shift += w) {
         if (!((varying >> shift) & mask))
             continue;
-        memset(cnt, 0, nb * sizeof *cnt);
-        for (size_t i = 0; i < n; i++)
-            cnt[(ks[i] >> shift) & mask]++;
-        size_t sum = 0;
-        for (size_t d = 0; d < nb; d++) {
-            size_t c = cnt[d];
-            cnt[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) {
-            size_t p = cnt[(ks[i] >> shift) & mask]++;
-            kd[p] = ks[i];
-            if (idx)
-                id[p] = is[i];
-        }
+        scatter(ks, is, kd, id, n, shift, mask, cnt);
         uint64_t *tk = ks;
         ks = kd;
         kd = tk;
@@ -171,27 +180,11 @@ static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_
     }
     unsigned hi = 64 - (unsigned)__builtin_clzll(varying);
     unsigned sh = hi > 8 ? hi - 8 : 0;
-    size_t c8[256], st[257];
-    memset(c8, 0, sizeof c8);
-    for (size_t i = 0; i < n; i++)
-        c8[(key[i] >> sh) & 255]++;
-    size_t sum = 0;
-    for (size_t d = 0; d < 256; d++) {
-        st[d] = sum;
-        size_t c = c8[d];
-        c8[d] = sum;
-        sum += c;
-    }
-    st[256] = n;
-    for (size_t i = 0; i < n; i++) {
-        size_t p = c8[(key[i] >> sh) & 255]++;
-        k2[p] = key[i];
-        if (idx)
-            i2[p] = idx[i];
-    }
+    size_t end[256];
+    scatter(key, idx, k2, i2, n, sh, 255, end);
     uint64_t low = sh ? varying & ((1ull << sh) - 1) : 0;
     for (size_t d = 0; d < 256 && low; d++) {
-        size_t a = st[d], m = st[d + 1] - a;
+        size_t a = d ? end[d - 1] : 0, m = end[d] - a;
         if (m > 1)
             msd8(k2 + a, idx ? i2 + a : NULL, key + a, idx ? idx + a : NULL, m,
                  varying_bits(k2 + a, m) & low, cnt);
