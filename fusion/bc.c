@@ -321,11 +321,15 @@ int fz_bc(fz_ctx_t *c, int labeled)
                     __builtin_prefetch(&cx[slot[pi + 16]]);
                     __builtin_prefetch(&clab[slot[pi + 16]]);
                 }
+                if (pi + 8 < np && slot[pi + 8] != FZ_NONE) {
+                    fz_lca_prefetch(c, plab[pi + 8]);
+                    fz_lca_prefetch(c, clab[slot[pi + 8]]);
+                }
                 memcpy(ntup + w * n, ptup + pi * n, n * sizeof *ntup);
                 ntup[w * n + S->q] = cx[cj];
                 nlab[w] = plab[pi] == clab[cj]
                               ? plab[pi]
-                              : ompf_label_common(c->ut, plab[pi], clab[cj]);
+                              : fz_lca(c, plab[pi], clab[cj]);
                 w++;
             }
             uint32_t *sw = ptup;

@@ -141,6 +141,7 @@ static void ctx_free(fz_ctx_t *c)
     free(c->events);
     ompf_profile_destroy(c->ut_own);
     free(c->urank);
+    free(c->anc);
     free(c->res.v);
     free(c->res.lab);
 }
@@ -227,6 +228,10 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
     if ((rc = fz_check_inputs(&c, forced, sizeof forced)) ||
         (rc = fz_match_types(&c)) || (rc = fz_match_events(&c)) ||
         (rc = fz_build_union_trie(&c)) || (rc = fz_group_by_type(&c)))
+        goto done;
+    /* LGL's members share their label; the others name fused XUs by the
+     * common prefix of their members' labels. */
+    if (opts->strategy != OMPF_FUSE_LGL && (rc = fz_lca_build(&c)))
         goto done;
     int bc = opts->strategy == OMPF_FUSE_BC ||
              opts->strategy == OMPF_FUSE_BC_UNLABELED;

@@ -254,7 +254,7 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
         const uint32_t *tp = R->sorted + i * n;
         uint32_t u = fz_xu_ulab(&c->runs[b], tp[b]);
         for (size_t r = 0; r < n && !same; r++)
-            u = ompf_label_common(c->ut, u, fz_xu_ulab(&c->runs[r], tp[r]));
+            u = fz_lca(c, u, fz_xu_ulab(&c->runs[r], tp[r]));
         rc = out_label(c, out, memo, u, &R->olab[i]);
     }
     free(memo);

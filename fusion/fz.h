@@ -104,6 +104,8 @@ struct ompf_fuse_report {
     uint64_t out_xus;
 };
 
+typedef struct fz_anc fz_anc_t; /* lca.c */
+
 typedef struct fz_ctx {
     size_t n;            /* inputs */
     fz_run_t *runs;
@@ -119,6 +121,9 @@ typedef struct fz_ctx {
     ompf_profile_t *ut_own;
     uint32_t *urank;     /* depth-first rank of every union node (CTC and
                             BC only; NULL for the others) */
+    fz_anc_t *anc;       /* jump pointers of the union trie (lca.c; all but
+                            LGL; NULL: fz_lca walks parent chains) */
+    size_t n_anc;
     fz_tuples_t res;     /* fused tuples */
     ompf_fuse_report_t *rep;
     ompf_error_t *err;
@@ -138,6 +143,12 @@ int fz_match_events(fz_ctx_t *c);
 int fz_build_union_trie(fz_ctx_t *c);
 int fz_group_by_type(fz_ctx_t *c);
 int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
+/* Common prefix of union labels x and y (lca.c): fz_lca_build once the
+ * union trie is complete, then fz_lca in O(log depth). */
+int fz_lca_build(fz_ctx_t *c);
+uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y);
+/* A hint some calls before fz_lca(c, x, ...): its first load misses. */
+void fz_lca_prefetch(const fz_ctx_t *c, uint32_t x);
 int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */
 int fz_build_output(fz_ctx_t *c, const char *forced,          /* fuse_output.c */
                     ompf_profile_t **outp);
@@ -191,7 +202,7 @@ static inline uint64_t fz_below(uint64_t *s, uint64_t n)
     return x % n;
 }
 
-/* Sorting (sort.c): records by (k1, k2, idx) with qsort, and a stable
+/* Sorting (sort.c): records by (k1, k2, idx) (an introsort), and a stable
  * radix sort of 64-bit keys carrying a 32-bit payload. */
 typedef struct fz_key {
     uint64_t k1, k2;

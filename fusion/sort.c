@@ -1,4 +1,4 @@
-/* Sorting helpers of the strategies: qsort of two-key records, and a stable
+/* Sorting helpers of the strategies: an introsort of three-key records, and a stable
  * radix sort of 64-bit keys with an optional 32-bit payload: least
  * significant digit first (16-bit digits) up to 2^18 keys, or up to 2^22
  * when that takes at most two passes; else 8-bit digits most significant
@@ -10,20 +10,117 @@
 
 #include "fz.h"
 
-static int cmp_key(const void *a, const void *b)
+static inline int key_lt(const fz_key_t *x, const fz_key_t *y)
 {
-    const fz_key_t *x = a, *y = b;
     if (x->k1 != y->k1)
-        return x->k1 < y->k1 ? -1 : 1;
+        return x->k1 < y->k1;
     if (x->k2 != y->k2)
-        return x->k2 < y->k2 ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+        return x->k2 < y->k2;
+    return x->idx < y->idx;
+}
+
+static inline void key_swap(fz_key_t *a, fz_key_t *b)
+{
+    fz_key_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void insertion_keys(fz_key_t *k, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        fz_key_t x = k[i];
+        size_t j = i;
+        for (; j > 0 && key_lt(&x, &k[j - 1]); j--)
+            k[j] = k[j - 1];
+        k[j] = x;
+    }
+}
+
+static void heap_keys(fz_key_t *k, size_t n)
+{
+    for (size_t e = n / 2; e-- > 0;) { /* heapify, then pop n - 1 times */
+        for (size_t i = e;;) {
+            size_t c = 2 * i + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && key_lt(&k[c], &k[c + 1]))
+                c++;
+            if (!key_lt(&k[i], &k[c]))
+                break;
+            key_swap(&k[i], &k[c]);
+            i = c;
+        }
+    }
+    for (size_t m = n; m > 1; m--) {
+        key_swap(&k[0], &k[m - 1]);
+        for (size_t i = 0;;) {
+            size_t c = 2 * i + 1;
+            if (c >= m - 1)
+                break;
+            if (c + 1 < m - 1 && key_lt(&k[c], &k[c + 1]))
+                c++;
+            if (!key_lt(&k[i], &k[c]))
+                break;
+            key_swap(&k[i], &k[c]);
+            i = c;
+        }
+    }
+}
+
+/* Quicksort (median of three, Hoare partition), heapsort past depth
+ * levels, insertion sort for small ranges.  Not stable; that does not
+ * matter, as records equal in (k1, k2, idx) cannot be told apart. */
+static void intro_keys(fz_key_t *k, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (!depth--) {
+            heap_keys(k, n);
+            return;
+        }
+        size_t m = n / 2;
+        if (key_lt(&k[m], &k[0]))
+            key_swap(&k[m], &k[0]);
+        if (key_lt(&k[n - 1], &k[m])) {
+            key_swap(&k[n - 1], &k[m]);
+            if (key_lt(&k[m], &k[0]))
+                key_swap(&k[m], &k[0]);
+        }
+        fz_key_t p = k[m];
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (key_lt(&k[i], &p))
+                i++;
+            while (key_lt(&p, &k[j]))
+                j--;
+            if (i >= j)
+                break;
+            key_swap(&k[i], &k[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] <= p <= [j + 1, n): both sides non-empty */
+        size_t left = j + 1;
+        if (left < n - left) {
+            intro_keys(k, left, depth);
+            k += left;
+            n -= left;
+        } else {
+            intro_keys(k + left, n - left, depth);
+            n = left;
+        }
+    }
+    insertion_keys(k, n);
 }
 
 void fz_sort_keys(fz_key_t *k, size_t n)
 {
-    if (n > 1)
-        qsort(k, n, sizeof *k, cmp_key);
+    /* glibc's qsort (a merge sort calling a comparison function) took 18 %
+     * of BC on a task program's runs, whose cells hold thousands of XUs. */
+    unsigned depth = 0;
+    for (size_t m = n; m > 1; m >>= 1)
+        depth += 2;
+    intro_keys(k, n, depth);
 }
 
 size_t fz_type_min(const fz_ctx_t *c, size_t t)

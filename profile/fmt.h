@@ -332,6 +332,8 @@ typedef struct fmt_idmap_seg {
 } fmt_idmap_seg_t;
 typedef struct fmt_idmap {
     int hashed;
+    unsigned spread; /* direct while within this many slots per entry
+                        (0: 4); set before the first put */
     size_t n;
     fmt_idmap_seg_t *seg; /* FMT_IDMAP_SEGS tables, by id >> 40 (NULL:
                              only seg0 used so far) */

@@ -127,9 +127,9 @@ int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old)
         !(m->seg = calloc(FMT_IDMAP_SEGS, sizeof *m->seg)))
         return OMPF_ENOMEM;
     fmt_idmap_seg_t *g = seg_of(m, key);
-    uint64_t low = key & LOW_MASK;
-    /* Direct while each table stays within 4 slots per entry. */
-    if (!g || low >= 4 * (uint64_t)(g->n + 1) + 65536) {
+    uint64_t low = key & LOW_MASK, spread = m->spread ? m->spread : 4;
+    /* Direct while each table stays within spread slots per entry. */
+    if (!g || low >= spread * (g->n + 1) + 65536) {
         if (idmap_to_hash(m))
             return OMPF_ENOMEM;
         return hash_put(m, key, val, old);
@@ -138,9 +138,10 @@ int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old)
         size_t cap = g->cap ? g->cap : 1024;
         while (cap <= low)
             cap *= 2;
-        /* and all tables within 4 slots per entry, plus 4 MB: ids spread
-         * over many threads' ranges, one or two each, go to the hash */
-        if (m->slots - g->cap + cap > 4 * (m->n + 1) + ((size_t)1 << 20)) {
+        /* and all tables within spread slots per entry, plus 4 MB: ids
+         * spread over many threads' ranges, one or two each, go to the
+         * hash */
+        if (m->slots - g->cap + cap > spread * (m->n + 1) + ((size_t)1 << 20)) {
             if (idmap_to_hash(m))
                 return OMPF_ENOMEM;
             return hash_put(m, key, val, old);

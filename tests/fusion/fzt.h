@@ -9,6 +9,15 @@
 #include "ompfuse/fusion.h"
 #include "ompfuse/profile.h"
 
+/* splitmix64: the tests' deterministic random numbers. */
+static inline uint64_t fzt_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 #define FZT_CHECK(x)                                                       \
     do {                                                                   \
         int fzt_rc_ = (x);                                                 \

@@ -1,9 +1,12 @@
 /* fz_radix_sort, the sort under LGL, CTC and BC, against qsort by (key,
  * input position): table-driven over sizes on either side of its regimes
- * (qsort below 2048 keys; 16-bit LSD up to 4 x 65536 keys, or up to 2^22
+ * (fz_sort_keys below 2048 keys; 16-bit LSD up to 4 x 65536 keys, or up to 2^22
  * when two passes cover the varying bits; else 8-bit MSD passes down to
  * buckets of 65536, sorted LSD with 8-, 11- or 16-bit digits) and key
- * distributions that exercise skipped digits, ties, skew and recursion. */
+ * distributions that exercise skipped digits, ties, skew and recursion;
+ * and fz_sort_keys, the introsort of (k1, k2, idx) records, against qsort
+ * over sizes around its insertion-sort cut and orders that are quicksort's
+ * hard cases. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "fz.h"
+#include "fzt.h"
 
 typedef struct {
     uint64_t key;
@@ -27,13 +31,6 @@ static int cmp_rec(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 typedef enum {
     K_RANDOM64,   /* every digit varies */
@@ -52,7 +49,7 @@ typedef enum {
 
 static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
 {
-    uint64_t r = next(s);
+    uint64_t r = fzt_rand(s);
     switch (k) {
     case K_RANDOM64: return r;
     case K_LOW20: return 0xabcd000000000000ull | (r & 0xfffff);
@@ -120,10 +117,81 @@ static void test_table(void **state)
     check(K_LOW8, 4194305, 1);
 }
 
+/* fz_sort_keys (LGL's duplicate labels, CTC's equal start times, BC's
+ * cells) against qsort by (k1, k2, idx). */
+static int cmp_key3(const void *a, const void *b)
+{
+    const fz_key_t *x = a, *y = b;
+    if (x->k1 != y->k1)
+        return x->k1 < y->k1 ? -1 : 1;
+    if (x->k2 != y->k2)
+        return x->k2 < y->k2 ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+typedef enum {
+    R_RANDOM,     /* distinct k1 */
+    R_FEW_K1,     /* 3 distinct k1: k2 decides */
+    R_FEW_BOTH,   /* k1 and k2 from 2 values each: idx decides */
+    R_ALL_EQUAL,  /* whole records equal: the partition's worst case */
+    R_SORTED,
+    R_REVERSED,
+    R_ORGAN_PIPE, /* up then down: median of three's bad case */
+    R_SAWTOOTH,   /* 8 sorted runs */
+} rkind_t;
+
+static void make_rec(rkind_t kind, size_t i, size_t n, uint64_t *s, fz_key_t *k)
+{
+    uint64_t r = fzt_rand(s);
+    k->k1 = r;
+    k->k2 = r >> 7;
+    k->idx = (uint32_t)i;
+    switch (kind) {
+    case R_RANDOM: break;
+    case R_FEW_K1: k->k1 = r % 3; break;
+    case R_FEW_BOTH: k->k1 = r & 1; k->k2 = (r >> 1) & 1; k->idx = (uint32_t)(r >> 40); break;
+    case R_ALL_EQUAL: k->k1 = 9; k->k2 = 9; k->idx = 9; break;
+    case R_SORTED: k->k1 = i; break;
+    case R_REVERSED: k->k1 = n - i; break;
+    case R_ORGAN_PIPE: k->k1 = i < n / 2 ? i : n - i; k->k2 = 0; break;
+    case R_SAWTOOTH: k->k1 = i % (n / 8 + 1); k->k2 = 0; break;
+    }
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    /* 16 and 17: insertion sort -> quicksort; 100000: deep enough for any
+     * bad pivot sequence to reach the heapsort limit if it existed. */
+    static const size_t sizes[] = {0, 1, 2, 3, 16, 17, 18, 100, 1000, 4099, 100000};
+    for (int k = R_RANDOM; k <= R_SAWTOOTH; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n = sizes[z];
+            uint64_t s = 0x77 + (uint64_t)k * 31 + n;
+            fz_key_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+            assert_non_null(a);
+            assert_non_null(b);
+            for (size_t i = 0; i < n; i++)
+                make_rec((rkind_t)k, i, n, &s, &a[i]);
+            memcpy(b, a, n * sizeof *a);
+            qsort(b, n, sizeof *b, cmp_key3);
+            fz_sort_keys(a, n);
+            for (size_t i = 0; i < n; i++)
+                if (cmp_key3(&a[i], &b[i]))
+                    fail_msg("kind %d n %zu: position %zu holds (%llx, %llx, %u), expected "
+                             "(%llx, %llx, %u)", k, n, i, (unsigned long long)a[i].k1,
+                             (unsigned long long)a[i].k2, a[i].idx,
+                             (unsigned long long)b[i].k1, (unsigned long long)b[i].k2, b[i].idx);
+            free(a);
+            free(b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

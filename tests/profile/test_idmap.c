@@ -37,10 +37,11 @@ static uint64_t rnd(uint64_t *s)
 /* Puts keys[0..n) with values 0..n-1 (a repeated key keeps its first
  * value, and put reports it), then checks everything against the
  * reference; want_hashed: whether the map must have left its tables. */
-static void check(const uint64_t *keys, size_t n, int want_hashed)
+static void check_spread(const uint64_t *keys, size_t n, int want_hashed, unsigned spread)
 {
     fmt_idmap_t m;
     memset(&m, 0, sizeof m);
+    m.spread = spread;
     kv_t *ref = malloc(n * sizeof *ref);
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
@@ -77,6 +78,11 @@ static void check(const uint64_t *keys, size_t n, int want_hashed)
     assert_int_equal(m.n, nr);
     fmt_idmap_free(&m);
     free(ref);
+}
+
+static void check(const uint64_t *keys, size_t n, int want_hashed)
+{
+    check_spread(keys, n, want_hashed, 0);
 }
 
 static void test_dense(void **state)
@@ -154,12 +160,32 @@ static void test_edges(void **state)
     check(h, 5, 1);
 }
 
+/* The reader's map of XU ids with parts: the tool's ids, one in six of a
+ * thread's sequence, two threads, in near order.  Beyond the default 4
+ * slots an entry (the hash), within a spread of 16 (tables). */
+static void test_spread(void **state)
+{
+    (void)state;
+    size_t n = 300000;
+    uint64_t *k = malloc(n * sizeof *k), s = 4;
+    for (size_t i = 0; i < n; i++)
+        k[i] = (uint64_t)(i % 2 + 1) << 40 | (3 * i + 5 + rnd(&s) % 600);
+    check_spread(k, n, 1, 0);
+    check_spread(k, n, 0, 16);
+    /* still the hash for ids 32 apart */
+    for (size_t i = 0; i < n; i++)
+        k[i] = 1ull << 40 | (32 * i + 1);
+    check_spread(k, n, 1, 16);
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense),       cmocka_unit_test(test_per_thread),
         cmocka_unit_test(test_many_ranges), cmocka_unit_test(test_random),
         cmocka_unit_test(test_switch),      cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

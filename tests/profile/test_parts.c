@@ -1,7 +1,8 @@
 /* XU parts in the file format (docs/format.md, PARTS): round trip through
  * both writers, a reader that does not know the chunk skips it, a
  * complete file whose parts do not match the XU's count is refused, parts
- * of XUs a file does not hold are ignored, truncation keeps one span. */
+ * of XUs a file does not hold are ignored, truncation keeps one span;
+ * many XUs' parts, shuffled over chunks, each XU's sorted back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,43 +20,61 @@
 
 static char path[1024];
 
-/* A stream-written profile: XU 1 in parts a[0..na) (its count: count), XU 2
- * in one part; parts of XU 9, which is never written, when ghost. */
-static void write_stream(const ompf_part_t *a, uint32_t na, uint32_t count, int ghost)
-{
+/* A writer on path with one event, two streams of cap bytes each
+ * (0: the default), construct 3 and label 1 written. */
+typedef struct {
     ompf_profile_t *h;
-    ompf_error_t err;
-    assert_int_equal(ompf_profile_create(&h), 0);
-    ompf_event_t e = {.name = "perf::TASK-CLOCK", .source = -1};
-    assert_int_equal(ompf_event_add(h, &e, NULL), 0);
     ompf_writer_t *w;
-    assert_int_equal(ompf_writer_create(path, h, &w, &err), 0);
     ompf_wstream_t *s[2];
-    assert_int_equal(ompf_wstream_create(w, 0, &s[0]), 0);
-    assert_int_equal(ompf_wstream_create(w, 0, &s[1]), 0);
+} twostreams_t;
+
+static void begin(twostreams_t *t, size_t cap)
+{
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_create(&t->h), 0);
+    ompf_event_t e = {.name = "perf::TASK-CLOCK", .source = -1};
+    assert_int_equal(ompf_event_add(t->h, &e, NULL), 0);
+    assert_int_equal(ompf_writer_create(path, t->h, &t->w, &err), 0);
+    assert_int_equal(ompf_wstream_create(t->w, cap, &t->s[0]), 0);
+    assert_int_equal(ompf_wstream_create(t->w, cap, &t->s[1]), 0);
     ompf_construct_t c = {.module = "/bin/a", .build_id = "01", .offset = 9,
                           .kind = OMPF_CK_TASK};
-    assert_int_equal(ompf_wstream_construct(s[0], 3, &c), 0);
-    for (uint32_t k = 0; k < na; k++) /* each part in its thread's stream */
-        assert_int_equal(ompf_wstream_part(s[a[k].thread & 1], 1, &a[k]), 0);
-    if (ghost)
-        assert_int_equal(ompf_wstream_part(s[1], 9, &a[0]), 0);
-    assert_int_equal(ompf_wstream_label(s[0], 1, 0, 5), 0);
-    ompf_xu_t x = {.id = 1, .thread = a[na - 1].thread, .parts = count, .kind = OMPF_XU_TASK,
-                   .start_ns = a[0].start_ns, .end_ns = a[na - 1].end_ns};
-    double v = 7;
-    assert_int_equal(ompf_wstream_xu(s[0], &x, 3, 1, &v), 0);
-    ompf_xu_t y = {.id = 2, .thread = 0, .parts = 1, .kind = OMPF_XU_TASK, .start_ns = 5,
-                   .end_ns = 50};
-    assert_int_equal(ompf_wstream_xu(s[1], &y, 3, 1, &v), 0);
+    assert_int_equal(ompf_wstream_construct(t->s[0], 3, &c), 0);
+    assert_int_equal(ompf_wstream_label(t->s[0], 1, 0, 5), 0);
+}
+
+/* The two threads' records, then the file. */
+static void finish(twostreams_t *t)
+{
+    ompf_error_t err;
     ompf_thread_t t0 = {.index = 0, .os_tid = 1}, t1 = {.index = 1, .os_tid = 2};
     double z = 0, zz[4] = {0};
     t0.total = t0.gap = t0.enabled_ns = t0.running_ns = &z;
     t1.total = t1.gap = t1.enabled_ns = t1.running_ns = zz;
-    assert_int_equal(ompf_wstream_thread(s[0], &t0), 0);
-    assert_int_equal(ompf_wstream_thread(s[1], &t1), 0);
-    assert_int_equal(ompf_writer_finish(w, h, &err), 0);
-    ompf_profile_destroy(h);
+    assert_int_equal(ompf_wstream_thread(t->s[0], &t0), 0);
+    assert_int_equal(ompf_wstream_thread(t->s[1], &t1), 0);
+    assert_int_equal(ompf_writer_finish(t->w, t->h, &err), 0);
+    ompf_profile_destroy(t->h);
+}
+
+/* A stream-written profile: XU 1 in parts a[0..na) (its count: count), XU 2
+ * in one part; parts of XU 9, which is never written, when ghost. */
+static void write_stream(const ompf_part_t *a, uint32_t na, uint32_t count, int ghost)
+{
+    twostreams_t t;
+    begin(&t, 0);
+    for (uint32_t k = 0; k < na; k++) /* each part in its thread's stream */
+        assert_int_equal(ompf_wstream_part(t.s[a[k].thread & 1], 1, &a[k]), 0);
+    if (ghost)
+        assert_int_equal(ompf_wstream_part(t.s[1], 9, &a[0]), 0);
+    ompf_xu_t x = {.id = 1, .thread = a[na - 1].thread, .parts = count, .kind = OMPF_XU_TASK,
+                   .start_ns = a[0].start_ns, .end_ns = a[na - 1].end_ns};
+    double v = 7;
+    assert_int_equal(ompf_wstream_xu(t.s[0], &x, 3, 1, &v), 0);
+    ompf_xu_t y = {.id = 2, .thread = 0, .parts = 1, .kind = OMPF_XU_TASK, .start_ns = 5,
+                   .end_ns = 50};
+    assert_int_equal(ompf_wstream_xu(t.s[1], &y, 3, 1, &v), 0);
+    finish(&t);
 }
 
 static const ompf_part_t three[3] = {{0, 100, 130}, {1, 150, 170}, {0, 200, 260}};
@@ -159,6 +178,161 @@ static void test_mismatch(void **state)
     free(b);
 }
 
+/* Many XUs, their parts written in a shuffled order over two streams
+ * that flush often (so one XU's parts sit in chunks far apart, before and
+ * after it), with three id layouts: the tool's ((thread + 1) << 40 | n,
+ * one id in 6 with parts), small dense ids, and ids spread over 64 bits
+ * (the reader's id map leaves its direct tables for a hash).  Each XU
+ * must get exactly its parts, ordered by start then end. */
+typedef struct {
+    uint64_t id;
+    ompf_part_t part;
+} tpart_t;
+
+static uint64_t mix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int tpart_cmp(const void *a, const void *b)
+{
+    const tpart_t *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->part.start_ns != y->part.start_ns)
+        return x->part.start_ns < y->part.start_ns ? -1 : 1;
+    return (x->part.end_ns > y->part.end_ns) - (x->part.end_ns < y->part.end_ns);
+}
+
+enum { IDS_TOOL, IDS_DENSE, IDS_SPREAD };
+
+static uint64_t xu_id_of(int layout, size_t i, uint64_t salt)
+{
+    switch (layout) {
+    case IDS_TOOL: return (uint64_t)(i % 2 + 1) << 40 | (6 * (i / 2) + 5);
+    case IDS_DENSE: return i + 1;
+    default: {
+        uint64_t s = salt + i;
+        return mix64(&s) | 1;
+    }
+    }
+}
+
+static void check_many(int layout)
+{
+    enum { NXU = 6000 };
+    uint64_t seed = 0xa11 + (uint64_t)layout;
+    tpart_t *all = malloc(NXU * 6 * sizeof *all);
+    uint32_t *count = calloc(NXU, sizeof *count);
+    assert_non_null(all);
+    assert_non_null(count);
+    size_t na = 0;
+    for (size_t i = 0; i < NXU; i++) {
+        if (i % 3 == 0)
+            continue; /* no parts */
+        uint32_t k = 2 + (uint32_t)(mix64(&seed) % 4);
+        count[i] = k;
+        for (uint32_t j = 0; j < k; j++) {
+            uint64_t st = 1000 + mix64(&seed) % 50; /* equal starts happen */
+            all[na].id = xu_id_of(layout, i, 77);
+            all[na].part = (ompf_part_t){(uint32_t)(mix64(&seed) % 2), st,
+                                         st + 1 + j * 7 + mix64(&seed) % 5};
+            na++;
+        }
+    }
+    /* ghost parts: ids no XU has */
+    for (size_t g = 0; g < 50; g++) {
+        all[na].id = xu_id_of(layout, NXU + g, 77);
+        all[na++].part = (ompf_part_t){0, 5, 9};
+    }
+    for (size_t i = na; i > 1; i--) { /* Fisher-Yates */
+        size_t j = mix64(&seed) % i;
+        tpart_t t = all[i - 1];
+        all[i - 1] = all[j];
+        all[j] = t;
+    }
+    twostreams_t t;
+    begin(&t, 4096);
+    ompf_wstream_t **s = t.s;
+    double v = 7;
+    size_t next_part = 0;
+    for (size_t i = 0; i < NXU; i++) {
+        /* half the parts before the XUs, the rest among them */
+        for (; next_part < na && (next_part < na / 2 || next_part * NXU < na * i); next_part++)
+            assert_int_equal(ompf_wstream_part(s[all[next_part].part.thread],
+                                               all[next_part].id, &all[next_part].part),
+                             0);
+        ompf_xu_t x = {.id = xu_id_of(layout, i, 77), .thread = (uint32_t)(i % 2),
+                       .parts = count[i] ? count[i] : 1, .kind = OMPF_XU_TASK,
+                       .start_ns = 1000, .end_ns = 2000};
+        assert_int_equal(ompf_wstream_xu(s[i % 2], &x, 3, 1, &v), 0);
+    }
+    for (; next_part < na; next_part++)
+        assert_int_equal(ompf_wstream_part(s[all[next_part].part.thread], all[next_part].id,
+                                           &all[next_part].part),
+                         0);
+    finish(&t);
+
+    ompf_profile_t *p;
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_read(path, &p, NULL, &err), 0);
+    assert_int_equal(ompf_xu_count(p), NXU);
+    qsort(all, na, sizeof *all, tpart_cmp); /* the oracle: by (id, start, end) */
+    size_t checked = 0;
+    for (size_t i = 0; i < ompf_xu_count(p); i++) {
+        const ompf_xu_t *x = ompf_xu_get(p, i);
+        tpart_t key = {.id = x->id};
+        size_t lo = 0, hi = na; /* first record of this id */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (all[mid].id < key.id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        uint32_t n;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &n, &one);
+        size_t want = 0;
+        while (lo + want < na && all[lo + want].id == x->id)
+            want++;
+        if (!want) {
+            assert_false(ompf_xu_has_parts(p, i));
+            continue;
+        }
+        assert_true(ompf_xu_has_parts(p, i));
+        if (n != want)
+            fail_msg("layout %d: XU id %llx has %u parts, expected %zu", layout,
+                     (unsigned long long)x->id, n, want);
+        for (size_t j = 0; j < want; j++)
+            if (pt[j].thread != all[lo + j].part.thread ||
+                pt[j].start_ns != all[lo + j].part.start_ns ||
+                pt[j].end_ns != all[lo + j].part.end_ns)
+                fail_msg("layout %d: XU id %llx part %zu is (%u, %llu, %llu), expected "
+                         "(%u, %llu, %llu)", layout, (unsigned long long)x->id, j,
+                         pt[j].thread, (unsigned long long)pt[j].start_ns,
+                         (unsigned long long)pt[j].end_ns, all[lo + j].part.thread,
+                         (unsigned long long)all[lo + j].part.start_ns,
+                         (unsigned long long)all[lo + j].part.end_ns);
+        checked++;
+    }
+    assert_int_equal(checked, NXU - NXU / 3);
+    ompf_profile_destroy(p);
+    free(all);
+    free(count);
+}
+
+static void test_many(void **state)
+{
+    (void)state;
+    check_many(IDS_TOOL);
+    check_many(IDS_DENSE);
+    check_many(IDS_SPREAD);
+}
+
 int main(void)
 {
     char *dir = gen_tmpdir();
@@ -167,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_unknown_skipped),
         cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_many),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove(path);
