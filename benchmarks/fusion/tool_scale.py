@@ -44,7 +44,7 @@ SECOND = ["perf::PAGE-FAULTS", "perf::CPU-CLOCK", "perf::MINOR-FAULTS",
 
 def tasks(n):
     a, b = 1, 1  # F(1), F(2)
-    for _ in range(n - 1):
+    for _ in range(n):
         a, b = b, a + b
     return 2 * (a - 1)  # a = F(n + 1)
 
