@@ -3,14 +3,13 @@
  * from another stream than its XU, before or after it). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fmt.h"
 #include "profile_internal.h"
 
 int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what)
 {
-    if (ompf__grow((void **)&ps->rec, &ps->cap, ps->n + count, sizeof *ps->rec))
+    if (ps && ompf__grow((void **)&ps->rec, &ps->cap, ps->n + count, sizeof *ps->rec))
         return OMPF_ENOMEM;
     for (uint32_t k = 0; k < count; k++) {
         fmt_part_rec_t r;
@@ -32,7 +31,8 @@ int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char *
             *what = "part ends beyond 2^64-1 ns";
             return OMPF_EFORMAT;
         }
-        ps->rec[ps->n++] = r;
+        if (ps)
+            ps->rec[ps->n++] = r;
     }
     return 0;
 }
@@ -44,108 +44,103 @@ static inline int part_before(const ompf_part_t *x, const ompf_part_t *y)
 
 static int part_cmp(const void *a, const void *b)
 {
-    const fmt_part_rec_t *x = a, *y = b;
-    return part_before(&x->part, &y->part) ? -1 : part_before(&y->part, &x->part);
+    const ompf_part_t *x = a, *y = b;
+    return part_before(x, y) ? -1 : part_before(y, x);
 }
 
-/* One XU's records by start, then end; stable (glibc's qsort is a merge
- * sort while memory allows).  A task has a few parts, and at most
- * OMPF_MAX_PARTS_PER_XU are kept. */
-static void order_group(fmt_part_rec_t *r, size_t n)
+/* One XU's parts by start, then end, in file order where both are equal
+ * (glibc's qsort is a merge sort while memory allows).  A task has a few
+ * parts, and at most OMPF_MAX_PARTS_PER_XU are kept. */
+static void order_parts(ompf_part_t *r, size_t n)
 {
     if (n > 32) {
         qsort(r, n, sizeof *r, part_cmp);
         return;
     }
     for (size_t i = 1; i < n; i++) {
-        fmt_part_rec_t x = r[i];
+        ompf_part_t x = r[i];
         size_t j = i;
-        for (; j > 0 && part_before(&x.part, &r[j - 1].part); j--)
+        for (; j > 0 && part_before(&x, &r[j - 1]); j--)
             r[j] = r[j - 1];
         r[j] = x;
     }
 }
+
+#define NO_REC UINT32_MAX
 
 int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
                      char *msg, size_t msglen)
 {
     if (!ps->n)
         return 0;
-    /* The records grouped by XU id with a counting sort through an id map
-     * (group numbers in order of first appearance), each group ordered by
-     * start; then one pass over the XUs finds each one's group: memory
-     * and time per part record, not per XU.  A qsort of all records by
-     * (id, start) and a hash of the ids were 40 % of reading a task
-     * program's profile (fib: 3 parts per task, ids with parts 1 in 6 of
-     * the tool's per-thread sequence, so the map allows 16 slots an id). */
+    /* Each XU id's records chained in file order through an id map (16
+     * slots an id: the tool's ids with parts are one in six of a thread's
+     * sequence), then one pass over the XUs takes each one's chain: time
+     * and memory per part record (4 bytes, and 16 per XU id), not per XU.
+     * A qsort of all records by (id, start) and a hash of the ids were
+     * 40 % of reading a task program's profile (fib: 3 parts per task). */
     fmt_idmap_t grp = {.spread = 16};
-    size_t n = ps->n, ng = 0;
-    uint32_t *at = malloc((n + 1) * sizeof *at);   /* group g: at[g] .. at[g + 1] */
-    uint32_t *gof = malloc(n * sizeof *gof);       /* each record's group */
-    fmt_part_rec_t *rec = malloc(n * sizeof *rec); /* grouped */
-    unsigned char *used = NULL;
-    ompf_part_t *run = malloc(n * sizeof *run);
-    int rc = at && gof && rec && run && n < UINT32_MAX ? 0 : OMPF_ENOMEM;
+    size_t n = ps->n, ng = 0, cap_ends = 0, cap_run = 0;
+    uint32_t *next = malloc(n * sizeof *next); /* the id's next record */
+    uint32_t *ends = NULL;                     /* per id: first, last record */
+    ompf_part_t *run = NULL;
+    int rc = next && n < NO_REC ? 0 : OMPF_ENOMEM;
     for (size_t a = 0; a < n && !rc; a++) {
         uint32_t old;
-        if (fmt_idmap_put(&grp, ps->rec[a].xu_id, (uint32_t)ng, &old)) {
-            rc = OMPF_ENOMEM;
+        if ((rc = fmt_idmap_put(&grp, ps->rec[a].xu_id, (uint32_t)ng, &old)))
             break;
+        next[a] = NO_REC;
+        if (old == NO_REC) {
+            if ((rc = ompf__grow((void **)&ends, &cap_ends, 2 * (ng + 1), sizeof *ends)))
+                break;
+            ends[2 * ng] = ends[2 * ng + 1] = (uint32_t)a;
+            ng++;
+        } else {
+            next[ends[2 * old + 1]] = (uint32_t)a;
+            ends[2 * old + 1] = (uint32_t)a;
         }
-        if (old == UINT32_MAX)
-            at[old = (uint32_t)ng++] = 0;
-        at[old]++;
-        gof[a] = old;
     }
-    if (!rc && !(used = calloc(ng ? ng : 1, 1)))
+    /* the profile's part array at its final size at once, not by doubling */
+    if (!rc && ompf__reserve_parts(p, n))
         rc = OMPF_ENOMEM;
-    if (!rc) {
-        uint32_t sum = 0;
-        for (size_t g = 0; g < ng; g++) {
-            uint32_t c = at[g];
-            at[g] = sum;
-            sum += c;
-        }
-        for (size_t a = 0; a < n; a++)
-            rec[at[gof[a]]++] = ps->rec[a]; /* at[g] ends at group g's end */
-        memmove(at + 1, at, ng * sizeof *at);
-        at[0] = 0;
-        for (size_t g = 0; g < ng; g++)
-            order_group(rec + at[g], at[g + 1] - at[g]);
-    }
     size_t nxu = ompf_xu_count(p);
     for (size_t i = 0; i < nxu && !rc; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
         uint32_t g = fmt_idmap_get(&grp, x->id);
-        if (g == UINT32_MAX || used[g])
+        if (g == NO_REC || ends[2 * g] == NO_REC)
             continue; /* no parts, or an id an earlier XU took */
-        used[g] = 1;
-        size_t a = at[g], b = at[g + 1];
-        for (size_t k = a; k < b; k++)
-            run[k - a] = rec[k].part;
-        if (x->parts != b - a) {
+        size_t k = 0;
+        for (uint32_t r = ends[2 * g]; r != NO_REC && !rc; r = next[r]) {
+            if (k == cap_run)
+                rc = ompf__grow((void **)&run, &cap_run, k + 1, sizeof *run);
+            if (!rc)
+                run[k++] = ps->rec[r].part;
+        }
+        ends[2 * g] = NO_REC;
+        if (rc)
+            break;
+        order_parts(run, k);
+        if (x->parts != k) {
             if (!truncated) {
                 snprintf(msg, msglen, "XU id %llu has %zu parts recorded but a parts "
-                         "count of %u", (unsigned long long)x->id, b - a, x->parts);
+                         "count of %u", (unsigned long long)x->id, k, x->parts);
                 rc = OMPF_EFORMAT;
             } else {
                 ++*dropped; /* some of its parts were lost: drawn as one span */
             }
             continue;
         }
-        rc = ompf_xu_set_parts(p, i, run, (uint32_t)(b - a));
+        rc = ompf_xu_set_parts(p, i, run, (uint32_t)k);
         if (rc == OMPF_ERANGE)
             snprintf(msg, msglen, "XU id %llu has %zu parts, more than the limit "
                      "OMPF_MAX_PARTS_PER_XU = %u (docs/format.md, Limits)",
-                     (unsigned long long)x->id, b - a, OMPF_MAX_PARTS_PER_XU);
+                     (unsigned long long)x->id, k, OMPF_MAX_PARTS_PER_XU);
     }
     /* parts of an id no XU has: a task that never completed (the program
      * ended inside it); ignored */
     fmt_idmap_free(&grp);
-    free(at);
-    free(gof);
-    free(rec);
-    free(used);
+    free(next);
+    free(ends);
     free(run);
     return rc;
 }

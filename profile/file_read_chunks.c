@@ -390,7 +390,8 @@ int rd_dec_exact(rd_t *r, fmt_cur_t *c, uint32_t count)
 int rd_dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     const char *what = "";
-    int rc = fmt_parts_decode(&r->parts, c, count, &what);
+    /* A lean profile keeps no parts: checked, not stored. */
+    int rc = fmt_parts_decode(ompf_profile_lean(r->p) ? NULL : &r->parts, c, count, &what);
     if (rc == OMPF_ENOMEM)
         return rd_oom(r);
     if (rc)

@@ -238,8 +238,9 @@ typedef struct fmt_parts {
     fmt_part_rec_t *rec;
     size_t n, cap;
 } fmt_parts_t;
-/* Decodes count records; 0, OMPF_ENOMEM, OMPF_EFORMAT (what says why),
- * OMPF_ERANGE (thread index at or above OMPF_MAX_THREADS). */
+/* Decodes count records (into ps; NULL: checks them only); 0,
+ * OMPF_ENOMEM, OMPF_EFORMAT (what says why), OMPF_ERANGE (thread index at
+ * or above OMPF_MAX_THREADS). */
 int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what);
 /* Attaches the records to the XUs of p by XU id.  Records of an XU the
  * file does not hold are ignored (a task that never completed, or lost

@@ -1,5 +1,6 @@
 /* The parts of XUs (profile.h, "Parts"): kept apart from the XU records,
  * since most XUs run in one part and most profiles record none. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompfuse/file.h"
@@ -33,6 +34,20 @@ int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uin
     p->part_at[i] = p->n_part + 1;
     p->n_part += n;
     p->xu[i].parts = n;
+    return 0;
+}
+
+int ompf__reserve_parts(ompf_profile_t *p, size_t n)
+{
+    if (p->n_part + n < p->n_part)
+        return OMPF_ENOMEM;
+    if (p->n_part + n <= p->cap_part)
+        return 0;
+    ompf_part_t *a = realloc(p->part, (p->n_part + n) * sizeof *a);
+    if (!a)
+        return OMPF_ENOMEM;
+    p->part = a;
+    p->cap_part = p->n_part + n;
     return 0;
 }
 

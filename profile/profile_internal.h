@@ -101,6 +101,10 @@ int ompf__label_index_unique(ompf_profile_t *p);
  * 0 or OMPF_ENOMEM (the trie unchanged). */
 int ompf__label_merge_equal(ompf_profile_t *p, uint32_t *remap);
 
+/* Room for n more parts, exactly (parts.c): the reader knows how many
+ * parts it attaches, and doubling would leave up to half unused. */
+int ompf__reserve_parts(ompf_profile_t *p, size_t n);
+
 /* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs
  * in its columns (ompf__grow's capacity rule), stores XU i, frees them. */
 int ompf__lean_set(ompf_profile_t *p, unsigned flags);
