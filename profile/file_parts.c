@@ -42,20 +42,38 @@ static inline int part_before(const ompf_part_t *x, const ompf_part_t *y)
     return x->start_ns != y->start_ns ? x->start_ns < y->start_ns : x->end_ns < y->end_ns;
 }
 
-static int part_cmp(const void *a, const void *b)
+typedef struct {
+    ompf_part_t part;
+    size_t seq; /* file order: the last key */
+} seq_part_t;
+
+static int seq_cmp(const void *a, const void *b)
 {
-    const ompf_part_t *x = a, *y = b;
-    return part_before(x, y) ? -1 : part_before(y, x);
+    const seq_part_t *x = a, *y = b;
+    if (part_before(&x->part, &y->part))
+        return -1;
+    if (part_before(&y->part, &x->part))
+        return 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* One XU's parts by start, then end, in file order where both are equal
- * (glibc's qsort is a merge sort while memory allows).  A task has a few
- * parts, and at most OMPF_MAX_PARTS_PER_XU are kept. */
-static void order_parts(ompf_part_t *r, size_t n)
+/* One XU's parts by start, then end, in file order where both are equal.
+ * A task has a few parts (insertion sort); above 32, qsort with the file
+ * position as the last key, since qsort need not be stable (glibc 2.37's
+ * is not).  0 or OMPF_ENOMEM. */
+static int order_parts(ompf_part_t *r, size_t n)
 {
     if (n > 32) {
-        qsort(r, n, sizeof *r, part_cmp);
-        return;
+        seq_part_t *t = malloc(n * sizeof *t);
+        if (!t)
+            return OMPF_ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            t[i] = (seq_part_t){r[i], i};
+        qsort(t, n, sizeof *t, seq_cmp);
+        for (size_t i = 0; i < n; i++)
+            r[i] = t[i].part;
+        free(t);
+        return 0;
     }
     for (size_t i = 1; i < n; i++) {
         ompf_part_t x = r[i];
@@ -64,6 +82,7 @@ static void order_parts(ompf_part_t *r, size_t n)
             r[j] = r[j - 1];
         r[j] = x;
     }
+    return 0;
 }
 
 #define NO_REC UINT32_MAX
@@ -96,8 +115,8 @@ int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t
             ends[2 * ng] = ends[2 * ng + 1] = (uint32_t)a;
             ng++;
         } else {
-            next[ends[2 * old + 1]] = (uint32_t)a;
-            ends[2 * old + 1] = (uint32_t)a;
+            next[ends[(size_t)2 * old + 1]] = (uint32_t)a;
+            ends[(size_t)2 * old + 1] = (uint32_t)a;
         }
     }
     /* the profile's part array at its final size at once, not by doubling */
@@ -107,19 +126,20 @@ int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t
     for (size_t i = 0; i < nxu && !rc; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
         uint32_t g = fmt_idmap_get(&grp, x->id);
-        if (g == NO_REC || ends[2 * g] == NO_REC)
+        if (g == NO_REC || ends[(size_t)2 * g] == NO_REC)
             continue; /* no parts, or an id an earlier XU took */
         size_t k = 0;
-        for (uint32_t r = ends[2 * g]; r != NO_REC && !rc; r = next[r]) {
+        for (uint32_t r = ends[(size_t)2 * g]; r != NO_REC && !rc; r = next[r]) {
             if (k == cap_run)
                 rc = ompf__grow((void **)&run, &cap_run, k + 1, sizeof *run);
             if (!rc)
                 run[k++] = ps->rec[r].part;
         }
-        ends[2 * g] = NO_REC;
+        ends[(size_t)2 * g] = NO_REC;
         if (rc)
             break;
-        order_parts(run, k);
+        if ((rc = order_parts(run, k)))
+            break;
         if (x->parts != k) {
             if (!truncated) {
                 snprintf(msg, msglen, "XU id %llu has %zu parts recorded but a parts "

@@ -11,10 +11,13 @@
 
 #include "ompfuse/file.h"
 
+#define OUTFILE_BUF ((size_t)1 << 20)
+
 struct ompf_outfile {
     FILE *fp;
     char *path, *tmp; /* both NULL for stdout and for a special file */
     int direct;       /* a special file: fp is ours to close */
+    char *buf;        /* fp's buffer (a temporary file's), freed after fclose */
 };
 
 int ompf_output_is_special(const char *path)
@@ -63,9 +66,10 @@ int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp, ompf_er
         }
     }
     /* Exports write gigabytes (a Perfetto trace of 1.8 million tasks is
-     * 2.8 GB): 1 MB writes instead of stdio's 4 KB. */
-    if (o->fp != stdout)
-        setvbuf(o->fp, NULL, _IOFBF, (size_t)1 << 20);
+     * 2.8 GB): 1 MB writes instead of stdio's 4 KB.  glibc ignores the
+     * size when setvbuf is given no buffer. */
+    if (o->tmp && (o->buf = malloc(OUTFILE_BUF)))
+        setvbuf(o->fp, o->buf, _IOFBF, OUTFILE_BUF);
     *out = o;
     *fp = o->fp;
     return 0;
@@ -96,6 +100,7 @@ int ompf_outfile_commit(ompf_outfile_t *o, ompf_error_t *err)
         e = errno;
     }
     o->fp = NULL;
+    free(o->buf);
     if (bad)
         rc = ompf_error_set(err, OMPF_EIO, "%s: write failed: %s; check free disk space",
                             o->tmp, strerror(e));
@@ -117,6 +122,7 @@ void ompf_outfile_abort(ompf_outfile_t *o)
     if (o->tmp) {
         if (o->fp)
             fclose(o->fp);
+        free(o->buf);
         unlink(o->tmp);
     } else if (o->fp) {
         if (o->direct)

@@ -97,10 +97,31 @@ static void test_table(void **state)
     }
 }
 
+/* Every pair of every small trie of each shape, 1 to 70 nodes. */
+static void test_all_pairs(void **state)
+{
+    (void)state;
+    for (int shape = T_CHAIN; shape <= T_DEEPISH; shape++)
+        for (size_t n = 1; n <= 70; n++) {
+            uint64_t s = 0xabc + n * 7 + (uint64_t)shape;
+            fz_ctx_t c;
+            memset(&c, 0, sizeof c);
+            ompf_profile_t *p = make_trie((shape_t)shape, n, &s);
+            c.ut = p;
+            assert_int_equal(fz_lca_build(&c), 0);
+            for (uint32_t x = 0; x < n; x++)
+                for (uint32_t y = 0; y < n; y++)
+                    check_pair(&c, x, y, shape);
+            free(c.anc);
+            ompf_profile_destroy(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_all_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

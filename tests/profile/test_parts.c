@@ -333,6 +333,59 @@ static void test_many(void **state)
     check_many(IDS_SPREAD);
 }
 
+/* An XU with np parts in one stream, many equal in start and end (told
+ * apart by thread): sorted by start and end, equal ones in file order
+ * (12 parts take the insertion sort, 40 qsort with the file position as
+ * the last key); and a second XU with the same id gets no parts (the
+ * first XU in record order takes them). */
+static void check_ties(uint32_t np)
+{
+    ompf_part_t pt[40];
+    assert_true(np <= 40);
+    for (uint32_t j = 0; j < np; j++)
+        pt[j] = (ompf_part_t){j % 2, 100 + (np - j) % 5, 110 + (np - j) % 5};
+    twostreams_t t;
+    begin(&t, 0);
+    for (uint32_t j = 0; j < np; j++)
+        assert_int_equal(ompf_wstream_part(t.s[0], 7, &pt[j]), 0);
+    double v = 1;
+    ompf_xu_t x = {.id = 7, .thread = 0, .parts = np, .kind = OMPF_XU_TASK, .start_ns = 100,
+                   .end_ns = 120};
+    assert_int_equal(ompf_wstream_xu(t.s[0], &x, 3, 1, &v), 0);
+    assert_int_equal(ompf_wstream_xu(t.s[0], &x, 3, 1, &v), 0); /* the same id again */
+    finish(&t);
+    ompf_profile_t *p;
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_read(path, &p, NULL, &err), 0);
+    assert_int_equal(ompf_xu_count(p), 2);
+    uint32_t n;
+    ompf_part_t one;
+    const ompf_part_t *got = ompf_xu_parts(p, 0, &n, &one);
+    assert_int_equal(n, np);
+    size_t k = 0;
+    for (uint64_t st = 100; st < 105; st++) /* expected: by start, then write order */
+        for (uint32_t j = 0; j < np; j++)
+            if (pt[j].start_ns == st) {
+                if (got[k].start_ns != st || got[k].end_ns != pt[j].end_ns ||
+                    got[k].thread != pt[j].thread)
+                    fail_msg("%u parts: part %zu is (%u, %llu), expected (%u, %llu) from "
+                             "write position %u", np, k, got[k].thread,
+                             (unsigned long long)got[k].start_ns, pt[j].thread,
+                             (unsigned long long)st, j);
+                k++;
+            }
+    assert_int_equal(k, np);
+    assert_false(ompf_xu_has_parts(p, 1));
+    ompf_profile_destroy(p);
+}
+
+static void test_ties_and_shared_id(void **state)
+{
+    (void)state;
+    check_ties(12);
+    check_ties(40);
+}
+
 int main(void)
 {
     char *dir = gen_tmpdir();
@@ -342,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_unknown_skipped),
         cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_many),
+        cmocka_unit_test(test_ties_and_shared_id),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove(path);
