@@ -335,34 +335,6 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn, const double *mx,
 
 /* ---- pairing --------------------------------------------------------------- */
 
-static inline int key_less(const fz_key_t *x, const fz_key_t *y)
-{
-    if (x->k1 != y->k1)
-        return x->k1 < y->k1;
-    if (x->k2 != y->k2)
-        return x->k2 < y->k2;
-    return x->idx < y->idx;
-}
-
-/* Most cells hold a few XUs: insertion sort, in the order fz_sort_keys
- * gives (the order is total). */
-static void sort_keys(fz_key_t *k, size_t n)
-{
-    if (n > 16) {
-        fz_sort_keys(k, n);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        fz_key_t x = k[i];
-        size_t j = i;
-        while (j > 0 && key_less(&x, &k[j - 1])) {
-            k[j] = k[j - 1];
-            j--;
-        }
-        k[j] = x;
-    }
-}
-
 /* Pairs, among the cnt XUs at positions pos[] (ascending: Morton order),
  * prev and cur members in order-key order; the position breaks ties of
  * the key, as it always has.  mk: the order keys (k1, k2) by position, or
@@ -393,8 +365,9 @@ static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint3
     size_t m = np < nc ? np : nc;
     if (!m)
         return;
-    sort_keys(tp, np);
-    sort_keys(tc, nc);
+    /* most cells hold a few XUs: fz_sort_keys sorts them by insertion */
+    fz_sort_keys(tp, np);
+    fz_sort_keys(tc, nc);
     for (size_t j = 0; j < m; j++) {
         uint64_t *p = &tag[tp[j].idx], *q = &tag[tc[j].idx];
         pb->pair_p[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
