@@ -1,40 +1,84 @@
-/* PARTS chunks (docs/format.md, 2.4): decoded in the reader's first pass,
- * attached to the XUs by id once every XUS chunk is read (a part may come
- * from another stream than its XU, before or after it). */
+/* PARTS chunks (docs/format.md, 2.4): counted by XU id in the reader's
+ * first pass, and decoded again into their XUs' places once every XUS
+ * chunk is read (a part may come from another stream than its XU, before
+ * or after it). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fmt.h"
 #include "profile_internal.h"
 
-int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what)
+#define NO_REC UINT32_MAX
+
+/* One record; 0 or OMPF_EFORMAT / OMPF_ERANGE (*what says why). */
+static inline int dec_one(fmt_cur_t *c, uint64_t *id, ompf_part_t *pt, const char **what)
 {
-    if (ps && ompf__grow((void **)&ps->rec, &ps->cap, ps->n + count, sizeof *ps->rec))
-        return OMPF_ENOMEM;
-    for (uint32_t k = 0; k < count; k++) {
-        fmt_part_rec_t r;
-        r.xu_id = fmt_cur_uv(c);
-        uint64_t th = fmt_cur_uv(c);
-        r.part.start_ns = fmt_cur_uv(c);
-        uint64_t dur = fmt_cur_uv(c);
-        if (c->bad) {
-            *what = "record past the payload end";
-            return OMPF_EFORMAT;
-        }
-        if (th >= OMPF_MAX_THREADS) {
-            *what = "thread index at or above OMPF_MAX_THREADS";
-            return OMPF_ERANGE;
-        }
-        r.part.thread = (uint32_t)th;
-        r.part.end_ns = r.part.start_ns + dur;
-        if (r.part.end_ns < r.part.start_ns) {
-            *what = "part ends beyond 2^64-1 ns";
-            return OMPF_EFORMAT;
-        }
-        if (ps)
-            ps->rec[ps->n++] = r;
+    memset(pt, 0, sizeof *pt); /* its padding too: parts are compared bytewise */
+    *id = fmt_cur_uv(c);
+    uint64_t th = fmt_cur_uv(c);
+    pt->start_ns = fmt_cur_uv(c);
+    uint64_t dur = fmt_cur_uv(c);
+    if (c->bad) {
+        *what = "record past the payload end";
+        return OMPF_EFORMAT;
+    }
+    if (th >= OMPF_MAX_THREADS) {
+        *what = "thread index at or above OMPF_MAX_THREADS";
+        return OMPF_ERANGE;
+    }
+    pt->thread = (uint32_t)th;
+    pt->end_ns = pt->start_ns + dur;
+    if (pt->end_ns < pt->start_ns) {
+        *what = "part ends beyond 2^64-1 ns";
+        return OMPF_EFORMAT;
     }
     return 0;
+}
+
+/* Both passes over one chunk's records: without p, counts them by XU id
+ * (or only checks them, without ps); with p, writes each to its XU's
+ * place (fmt_parts_claim). */
+static int walk(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
+                const char **what)
+{
+    /* the part array and the places are 32-bit indexed */
+    if (ps && !p && ps->n + count >= NO_REC)
+        return OMPF_ENOMEM;
+    for (uint32_t k = 0; k < count; k++) {
+        uint64_t id;
+        ompf_part_t pt;
+        int rc = dec_one(c, &id, &pt, what);
+        if (rc)
+            return rc;
+        if (!ps)
+            continue;
+        if (p) {
+            uint32_t g = fmt_idmap_get(&ps->grp, id);
+            if (g != NO_REC && ps->slot[g] < NO_REC - 1)
+                p->part[ps->base + ps->slot[g]++] = pt; /* file order within an XU */
+            continue;
+        }
+        if (!ps->ng) /* before the first put: the tool's ids with parts are
+                        one in six of a thread's sequence */
+            ps->grp.spread = 16;
+        uint32_t old;
+        if (fmt_idmap_put(&ps->grp, id, (uint32_t)ps->ng, &old))
+            return OMPF_ENOMEM;
+        if (old == NO_REC) {
+            if (ompf__grow((void **)&ps->cnt, &ps->cap, ps->ng + 1, sizeof *ps->cnt))
+                return OMPF_ENOMEM;
+            ps->cnt[old = (uint32_t)ps->ng++] = 0;
+        }
+        ps->cnt[old]++;
+        ps->n++;
+    }
+    return 0;
+}
+
+int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what)
+{
+    return walk(ps, NULL, c, count, what);
 }
 
 static inline int part_before(const ompf_part_t *x, const ompf_part_t *y)
@@ -85,88 +129,75 @@ static int order_parts(ompf_part_t *r, size_t n)
     return 0;
 }
 
-#define NO_REC UINT32_MAX
-
-int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
-                     char *msg, size_t msglen)
+int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
+                    char *msg, size_t msglen)
 {
     if (!ps->n)
         return 0;
-    /* Each XU id's records chained in file order through an id map (16
-     * slots an id: the tool's ids with parts are one in six of a thread's
-     * sequence), then one pass over the XUs takes each one's chain: time
-     * and memory per part record (4 bytes, and 16 per XU id), not per XU.
-     * A qsort of all records by (id, start) and a hash of the ids were
-     * 40 % of reading a task program's profile (fib: 3 parts per task). */
-    fmt_idmap_t grp = {.spread = 16};
-    size_t n = ps->n, ng = 0, cap_ends = 0, cap_run = 0;
-    uint32_t *next = malloc(n * sizeof *next); /* the id's next record */
-    uint32_t *ends = NULL;                     /* per id: first, last record */
-    ompf_part_t *run = NULL;
-    int rc = next && n < NO_REC ? 0 : OMPF_ENOMEM;
-    for (size_t a = 0; a < n && !rc; a++) {
-        uint32_t old;
-        if ((rc = fmt_idmap_put(&grp, ps->rec[a].xu_id, (uint32_t)ng, &old)))
-            break;
-        next[a] = NO_REC;
-        if (old == NO_REC) {
-            if ((rc = ompf__grow((void **)&ends, &cap_ends, 2 * (ng + 1), sizeof *ends)))
-                break;
-            ends[2 * ng] = ends[2 * ng + 1] = (uint32_t)a;
-            ng++;
-        } else {
-            next[ends[(size_t)2 * old + 1]] = (uint32_t)a;
-            ends[(size_t)2 * old + 1] = (uint32_t)a;
-        }
-    }
-    /* the profile's part array at its final size at once, not by doubling */
-    if (!rc && ompf__reserve_parts(p, n))
-        rc = OMPF_ENOMEM;
-    size_t nxu = ompf_xu_count(p);
-    for (size_t i = 0; i < nxu && !rc; i++) {
+    ps->slot = malloc(ps->ng * sizeof *ps->slot);
+    if (!ps->slot || ompf__part_at_all(p))
+        return OMPF_ENOMEM;
+    for (size_t g = 0; g < ps->ng; g++)
+        ps->slot[g] = NO_REC - 1; /* not yet claimed */
+    ps->base = p->n_part;
+    size_t nxu = ompf_xu_count(p), total = 0;
+    for (size_t i = 0; i < nxu; i++) {
         const ompf_xu_t *x = ompf_xu_get(p, i);
-        uint32_t g = fmt_idmap_get(&grp, x->id);
-        if (g == NO_REC || ends[(size_t)2 * g] == NO_REC)
+        uint32_t g = fmt_idmap_get(&ps->grp, x->id);
+        if (g == NO_REC || ps->slot[g] != NO_REC - 1)
             continue; /* no parts, or an id an earlier XU took */
-        size_t k = 0;
-        for (uint32_t r = ends[(size_t)2 * g]; r != NO_REC && !rc; r = next[r]) {
-            if (k == cap_run)
-                rc = ompf__grow((void **)&run, &cap_run, k + 1, sizeof *run);
-            if (!rc)
-                run[k++] = ps->rec[r].part;
-        }
-        ends[(size_t)2 * g] = NO_REC;
-        if (rc)
-            break;
-        if ((rc = order_parts(run, k)))
-            break;
+        size_t k = ps->cnt[g];
+        ps->slot[g] = NO_REC;
         if (x->parts != k) {
             if (!truncated) {
                 snprintf(msg, msglen, "XU id %llu has %zu parts recorded but a parts "
                          "count of %u", (unsigned long long)x->id, k, x->parts);
-                rc = OMPF_EFORMAT;
-            } else {
-                ++*dropped; /* some of its parts were lost: drawn as one span */
+                return OMPF_EFORMAT;
             }
+            ++*dropped; /* some of its parts were lost: drawn as one span */
             continue;
         }
-        rc = ompf_xu_set_parts(p, i, run, (uint32_t)k);
-        if (rc == OMPF_ERANGE)
+        if (k > OMPF_MAX_PARTS_PER_XU) {
             snprintf(msg, msglen, "XU id %llu has %zu parts, more than the limit "
                      "OMPF_MAX_PARTS_PER_XU = %u (docs/format.md, Limits)",
                      (unsigned long long)x->id, k, OMPF_MAX_PARTS_PER_XU);
+            return OMPF_ERANGE;
+        }
+        ps->slot[g] = (uint32_t)total;
+        p->part_at[i] = ps->base + total + 1;
+        total += k;
     }
-    /* parts of an id no XU has: a task that never completed (the program
-     * ended inside it); ignored */
-    fmt_idmap_free(&grp);
-    free(next);
-    free(ends);
-    free(run);
+    /* records of an id no XU has (a task that never completed: the program
+     * ended inside it) keep no place, and fmt_parts_fill skips them */
+    free(ps->cnt);
+    ps->cnt = NULL;
+    ps->cap = 0;
+    /* the profile's part array at its final size at once, not by doubling */
+    return ompf__parts_append(p, total);
+}
+
+int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
+                   const char **what)
+{
+    return walk(ps, p, c, count, what);
+}
+
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p)
+{
+    if (!ps->n)
+        return 0;
+    size_t nxu = ompf_xu_count(p);
+    int rc = 0;
+    for (size_t i = 0; i < nxu && !rc; i++)
+        if (ompf_xu_has_parts(p, i))
+            rc = order_parts(p->part + p->part_at[i] - 1, p->xu[i].parts);
     return rc;
 }
 
 void fmt_parts_free(fmt_parts_t *ps)
 {
-    free(ps->rec);
+    fmt_idmap_free(&ps->grp);
+    free(ps->cnt);
+    free(ps->slot);
     *ps = (fmt_parts_t){0};
 }

@@ -197,7 +197,16 @@ static int pass1(rd_t *r)
             case FMT_CHUNK_SOURCES: rc = rd_dec_sources(r, &c, h.count); break;
             case FMT_CHUNK_END: rc = rd_dec_end(r, &c); break;
             case FMT_CHUNK_EXACT: rc = rd_dec_exact(r, &c, h.count); break;
-            case FMT_CHUNK_PARTS: rc = rd_dec_parts(r, &c, h.count); break;
+            case FMT_CHUNK_PARTS:
+                rc = rd_dec_parts(r, &c, h.count);
+                /* decoded again into their XUs after pass 2 */
+                if (!rc && !ompf_profile_lean(r->p)) {
+                    if (rd_grow((void **)&r->parts_loc, &r->cap_parts_loc, r->n_parts_loc + 1,
+                                sizeof *r->parts_loc))
+                        return rd_oom(r);
+                    r->parts_loc[r->n_parts_loc++] = (xus_loc_t){off, h, r->chunk_index};
+                }
+                break;
             default: break;
             }
             if (rc)
@@ -260,6 +269,7 @@ static void rd_free(rd_t *r)
     free(r->xus);
     fmt_exact_free(&r->exact);
     fmt_parts_free(&r->parts);
+    free(r->parts_loc);
 }
 
 /* flags: 0, or OMPF_LEAN with its options; labels: NULL, or the shared

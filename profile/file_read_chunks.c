@@ -398,3 +398,31 @@ int rd_dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count)
         return rd_fail(r, rc, "%s; " MALFORMED, what);
     return rd_finish_payload(r, c);
 }
+
+int rd_attach_parts(rd_t *r)
+{
+    char msg[200] = "";
+    r->chunk_type = 0;
+    int rc = fmt_parts_claim(&r->parts, r->p, r->truncated, &r->parts_dropped, msg, sizeof msg);
+    if (rc == OMPF_ENOMEM)
+        return rd_oom(r);
+    if (rc)
+        return rd_fail(r, rc, "%s; " MALFORMED, msg);
+    for (size_t k = 0; k < r->n_parts_loc; k++) {
+        const xus_loc_t *loc = &r->parts_loc[k];
+        r->chunk_index = loc->chunk;
+        r->chunk_off = loc->off;
+        r->chunk_type = FMT_CHUNK_PARTS;
+        fmt_cur_t c;
+        const char *what = "";
+        if ((rc = rd_payload(r, &loc->h, r->buf + loc->off + FMT_CHUNK_HEADER_SIZE, &c)))
+            return rc;
+        /* pass 1 decoded these very records without error */
+        if ((rc = fmt_parts_fill(&r->parts, r->p, &c, loc->h.count, &what)))
+            return rd_fail(r, rc, "%s; " MALFORMED, what);
+    }
+    r->chunk_type = 0;
+    if (fmt_parts_order(&r->parts, r->p))
+        return rd_oom(r);
+    return 0;
+}

@@ -171,14 +171,7 @@ int rd_pass2(rd_t *r)
         rc = dec_xus(r, &r->xus[i], row);
     free(row);
     /* A lean profile keeps no parts (profile.h): they are not attached. */
-    if (!rc && !ompf_profile_lean(r->p)) {
-        char msg[200] = "";
-        r->chunk_type = 0;
-        rc = fmt_parts_attach(&r->parts, r->p, r->truncated, &r->parts_dropped, msg, sizeof msg);
-        if (rc == OMPF_ENOMEM)
-            return rd_oom(r);
-        if (rc)
-            return rd_fail(r, rc, "%s; " MALFORMED, msg);
-    }
+    if (!rc && !ompf_profile_lean(r->p))
+        rc = rd_attach_parts(r);
     return rc;
 }

@@ -228,29 +228,6 @@ void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events);
 /* One PARTS record: uv xu id, uv thread, uv start_ns, uv end - start. */
 void fmt_enc_part(fmt_buf_t *b, uint64_t xu_id, const ompf_part_t *pt);
 
-/* PARTS records collected by the reader (file_parts.c) and attached to
- * the XUs once all are read. */
-typedef struct fmt_part_rec {
-    uint64_t xu_id;
-    ompf_part_t part;
-} fmt_part_rec_t;
-typedef struct fmt_parts {
-    fmt_part_rec_t *rec;
-    size_t n, cap;
-} fmt_parts_t;
-/* Decodes count records (into ps; NULL: checks them only); 0,
- * OMPF_ENOMEM, OMPF_EFORMAT (what says why), OMPF_ERANGE (thread index at
- * or above OMPF_MAX_THREADS). */
-int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what);
-/* Attaches the records to the XUs of p by XU id.  Records of an XU the
- * file does not hold are ignored (a task that never completed, or lost
- * with a truncated tail).  A complete file (truncated == 0) must give
- * every XU it names exactly its parts count (else OMPF_EFORMAT, msg says
- * which); in a truncated one an XU with fewer keeps one span (*dropped
- * counts them). */
-int fmt_parts_attach(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
-                     char *msg, size_t msglen);
-void fmt_parts_free(fmt_parts_t *ps);
 
 typedef struct fmt_label_rec {
     uint64_t id, parent, comp;
@@ -352,5 +329,43 @@ int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old);
 uint32_t fmt_idmap_get(const fmt_idmap_t *m, uint64_t key);
 /* Overwrites the value of a present key (val must not be UINT32_MAX). */
 void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val);
+
+/* The reader's PARTS records (file_parts.c), attached without holding
+ * them: pass 1 counts each XU id's records (fmt_parts_decode), and once
+ * every XU is read fmt_parts_claim gives each XU that takes parts its
+ * place in the profile's part array; a second decode of the chunks
+ * (fmt_parts_fill) writes them there, and fmt_parts_order sorts each
+ * XU's.  24 bytes a part and 8 an XU id, where a decoded copy of every
+ * record cost 32 bytes a part more. */
+typedef struct fmt_parts {
+    fmt_idmap_t grp; /* XU id -> group (ids in order of first record) */
+    uint32_t *cnt;   /* per group: its records */
+    uint32_t *slot;  /* per group, after claiming: its next place in the
+                        part array, or UINT32_MAX (not attached) */
+    size_t ng, cap;  /* groups; capacity of cnt */
+    size_t n;        /* records */
+    size_t base;     /* the part array's first index for this file */
+} fmt_parts_t;
+/* Decodes count records (counted by XU id into ps; NULL: checks them
+ * only); 0, OMPF_ENOMEM, OMPF_EFORMAT (what says why), OMPF_ERANGE
+ * (thread index at or above OMPF_MAX_THREADS). */
+int fmt_parts_decode(fmt_parts_t *ps, fmt_cur_t *c, uint32_t count, const char **what);
+/* Gives the XUs of p their parts' places, by XU id; the first XU with an
+ * id takes its records.  Records of an XU the file does not hold are
+ * ignored (a task that never completed, or lost with a truncated tail).
+ * A complete file (truncated == 0) must give every XU it names exactly
+ * its parts count (else OMPF_EFORMAT, msg says which); in a truncated one
+ * an XU with fewer keeps one span (*dropped counts them).  OMPF_ERANGE
+ * (msg says which) for more than OMPF_MAX_PARTS_PER_XU. */
+int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t *dropped,
+                    char *msg, size_t msglen);
+/* The same count records again (one chunk's, as fmt_parts_decode saw
+ * them), each written to its XU's place. */
+int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
+                   const char **what);
+/* Each XU's parts by start, then end, in file order where both are
+ * equal; 0 or OMPF_ENOMEM. */
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p);
+void fmt_parts_free(fmt_parts_t *ps);
 
 #endif

@@ -19,12 +19,8 @@ int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uin
             p->part_at[i] = 0;
         return 0;
     }
-    if (i >= p->n_part_at) {
-        if (ompf__grow((void **)&p->part_at, &p->cap_part_at, p->n_xu, sizeof *p->part_at))
-            return OMPF_ENOMEM;
-        memset(p->part_at + p->n_part_at, 0, (p->n_xu - p->n_part_at) * sizeof *p->part_at);
-        p->n_part_at = p->n_xu;
-    }
+    if (i >= p->n_part_at && ompf__part_at_all(p))
+        return OMPF_ENOMEM;
     /* a second call for the same XU appends anew (rare: the old ones stay
        unused) */
     if (p->n_part + n < p->n_part ||
@@ -37,17 +33,29 @@ int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uin
     return 0;
 }
 
-int ompf__reserve_parts(ompf_profile_t *p, size_t n)
+int ompf__part_at_all(ompf_profile_t *p)
+{
+    if (p->n_part_at < p->n_xu) {
+        if (ompf__grow((void **)&p->part_at, &p->cap_part_at, p->n_xu, sizeof *p->part_at))
+            return OMPF_ENOMEM;
+        memset(p->part_at + p->n_part_at, 0, (p->n_xu - p->n_part_at) * sizeof *p->part_at);
+        p->n_part_at = p->n_xu;
+    }
+    return 0;
+}
+
+int ompf__parts_append(ompf_profile_t *p, size_t n)
 {
     if (p->n_part + n < p->n_part)
         return OMPF_ENOMEM;
-    if (p->n_part + n <= p->cap_part)
-        return 0;
-    ompf_part_t *a = realloc(p->part, (p->n_part + n) * sizeof *a);
-    if (!a)
-        return OMPF_ENOMEM;
-    p->part = a;
-    p->cap_part = p->n_part + n;
+    if (p->n_part + n > p->cap_part) {
+        ompf_part_t *a = realloc(p->part, (p->n_part + n) * sizeof *a);
+        if (!a)
+            return OMPF_ENOMEM;
+        p->part = a;
+        p->cap_part = p->n_part + n;
+    }
+    p->n_part += n;
     return 0;
 }
 

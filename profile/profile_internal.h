@@ -101,9 +101,13 @@ int ompf__label_index_unique(ompf_profile_t *p);
  * 0 or OMPF_ENOMEM (the trie unchanged). */
 int ompf__label_merge_equal(ompf_profile_t *p, uint32_t *remap);
 
-/* Room for n more parts, exactly (parts.c): the reader knows how many
- * parts it attaches, and doubling would leave up to half unused. */
-int ompf__reserve_parts(ompf_profile_t *p, size_t n);
+/* part_at for every XU (0 where none is set); 0 or OMPF_ENOMEM. */
+int ompf__part_at_all(ompf_profile_t *p);
+/* n more parts at the end of the array, their contents unset (the
+ * reader's fmt_parts_fill writes them); room for exactly n, since the
+ * reader knows how many it attaches and doubling would leave up to half
+ * unused.  0 or OMPF_ENOMEM. */
+int ompf__parts_append(ompf_profile_t *p, size_t n);
 
 /* Lean storage (lean.c): makes an empty profile lean, makes room for n XUs
  * in its columns (ompf__grow's capacity rule), stores XU i, frees them. */
