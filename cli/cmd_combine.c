@@ -166,15 +166,17 @@ int ompf_cmd_combine(int argc, char **argv)
         ompf_progress_update(prog, i);
         ompf_read_info_t info;
         memset(&info, 0, sizeof info);
-        /* All but the first input lean (profile.h): fusion reads their ids,
-         * types, labels, times (CTC: start and end, LGL: start) and values,
-         * 48-64 fewer bytes an XU. */
+        /* Every input lean (profile.h): fusion reads their ids, types,
+         * labels, times (CTC: start and end, LGL: start) and values, 48-64
+         * fewer bytes an XU.  The first keeps the rest of its records and
+         * its parts packed: the fused XUs take them. */
         unsigned lean = OMPF_LEAN | (o.strategy == OMPF_FUSE_CTC   ? OMPF_LEAN_TIMES
                                      : o.strategy == OMPF_FUSE_LGL ? OMPF_LEAN_START
                                                                    : 0);
         /* Runs of one program share most labels: each is held once, in
          * one trie, which is the union trie fusion needs. */
-        int rc = ompf_profile_read_into(paths[i], i ? lean : 0, labels, &in[i], &info, &err);
+        int rc = ompf_profile_read_into(paths[i], i ? lean : lean | OMPF_LEAN_PACKED, labels,
+                                        &in[i], &info, &err);
         if (rc == OMPF_ETRUNC) {
             fprintf(stderr, "ompfuse combine: warning: %s is truncated (%s); "
                             "using the %" PRIu64 " XUs that were salvaged\n",

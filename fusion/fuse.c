@@ -148,16 +148,17 @@ static void ctx_free(fz_ctx_t *c)
 
 /* A lean input (profile.h) holds what its role needs: the first input,
  * whose records and parts the fused XUs take (it heads every combination
- * order), is full; CTC orders by start and end, LGL equal labels by
- * start. */
+ * order), is full or packed; CTC orders by start and end, LGL equal
+ * labels by start. */
 static int lean_ok(const fz_ctx_t *c, size_t r)
 {
     unsigned lean = ompf_profile_lean(c->runs[r].p);
     const char *why = NULL;
     if (!lean)
         return 0;
-    if (r == 0)
-        why = "the first input gives the fused XUs their records: read it in full";
+    if (r == 0 && !(lean & OMPF_LEAN_PACKED))
+        why = "the first input gives the fused XUs their records: read it in full or "
+              "with OMPF_LEAN_PACKED";
     else if (!(lean & OMPF_LEAN_TIMES) && c->opts->strategy == OMPF_FUSE_CTC)
         why = "CTC needs the XUs' times: read it with OMPF_LEAN_TIMES";
     else if (!(lean & (OMPF_LEAN_TIMES | OMPF_LEAN_START)) &&

@@ -181,6 +181,8 @@ typedef struct fz_rows {
     size_t nt;
     uint64_t *ex;     /* exact counts (XU id, event, count) when streaming */
     size_t n_ex, cap_ex;
+    ompf_part_t *pbuf; /* a packed base XU's parts, unpacked */
+    uint32_t cap_pbuf;
 } fz_rows_t;
 
 static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
@@ -267,6 +269,34 @@ static void free_rows(fz_rows_t *R)
     free(R->sorted);
     free(R->olab);
     free(R->ex);
+    free(R->pbuf);
+}
+
+/* The recorded parts of base XU bi (NULL: none), in place for a full base
+ * and unpacked into R->pbuf for a packed one (profile.h,
+ * OMPF_LEAN_PACKED); *rc is OMPF_ENOMEM when that buffer cannot grow. */
+static const ompf_part_t *base_parts(fz_rows_t *R, uint32_t bi, uint32_t *np, int *rc)
+{
+    const ompf_profile_t *base = R->c->runs[R->c->order[0]].p;
+    *rc = 0;
+    if (!ompf_xu_has_parts(base, bi))
+        return NULL;
+    if (!ompf_profile_lean(base)) {
+        ompf_part_t one;
+        return ompf_xu_parts(base, bi, np, &one);
+    }
+    if (ompf_xu_parts_copy(base, bi, R->pbuf, R->cap_pbuf, np) == 0)
+        return R->pbuf;
+    ompf_part_t *nb = *np > R->cap_pbuf ? realloc(R->pbuf, (size_t)*np * sizeof *nb) : NULL;
+    if (nb) {
+        R->pbuf = nb;
+        R->cap_pbuf = *np;
+    }
+    if (!nb || ompf_xu_parts_copy(base, bi, R->pbuf, R->cap_pbuf, np)) {
+        *rc = OMPF_ENOMEM;
+        return NULL;
+    }
+    return R->pbuf;
 }
 
 /* Output XU i: record, values and provenance; *exact set when a value
@@ -289,9 +319,8 @@ static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
         }
     }
     const uint32_t *tp = R->sorted + i * n;
-    const ompf_xu_t *bx = ompf_xu_get(c->runs[b].p, tp[b]);
-    *x = *bx;
-    x->type = c->runs[b].ctype[bx->type];
+    ompf_xu_record(c->runs[b].p, tp[b], x); /* full or packed (fuse.c, lean_ok) */
+    x->type = c->runs[b].ctype[x->type];
     x->label = R->olab[i];
     *exact = 0;
     for (size_t g = 0; g < c->n_events; g++) {
@@ -338,7 +367,6 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
     if (rc)
         return rc;
     size_t nt = c->res.n, b = c->order[0];
-    const ompf_profile_t *base = c->runs[b].p;
     vals = malloc((c->n_events ? c->n_events : 1) * sizeof *vals);
     uint64_t *prov = malloc(c->n * sizeof *prov);
     if (!vals || !prov || (rc = prepare_rows(c, out, &R)) ||
@@ -356,14 +384,10 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
         if (exact && (rc = row_exact(&R, i, vals, set_exact, out)))
             break;
         /* the parts come with the timing: both from the base run */
-        uint32_t bi = R.sorted[i * c->n + b];
-        if (ompf_xu_has_parts(base, bi)) {
-            uint32_t np;
-            ompf_part_t one;
-            const ompf_part_t *pt = ompf_xu_parts(base, bi, &np, &one);
-            if ((rc = ompf_xu_set_parts(out, i, pt, np)))
-                break;
-        }
+        uint32_t np;
+        const ompf_part_t *pt = base_parts(&R, R.sorted[i * c->n + b], &np, &rc);
+        if (rc || (pt && (rc = ompf_xu_set_parts(out, i, pt, np))))
+            break;
         memcpy(ompf_xu_provenance(out, i), prov, c->n * sizeof *prov);
         ompf_progress_add(c->opts->progress, c->n);
     }
@@ -431,14 +455,16 @@ static void feed_exact(void *ctx, const uint64_t **triples, size_t *n)
 static const ompf_part_t *feed_parts(void *ctx, size_t i, uint32_t *np,
                                      ompf_part_t *one, uint64_t *id)
 {
+    (void)one;
     fz_rows_t *R = ctx;
     const fz_ctx_t *c = R->c;
-    const ompf_profile_t *base = c->runs[c->order[0]].p;
     uint32_t bi = R->sorted[i * c->n + c->order[0]];
-    if (!ompf_xu_has_parts(base, bi))
-        return NULL;
-    *id = ompf_xu_get(base, bi)->id;
-    return ompf_xu_parts(base, bi, np, one);
+    int rc;
+    const ompf_part_t *pt = base_parts(R, bi, np, &rc);
+    *id = fz_xu_id(&c->runs[c->order[0]], bi);
+    if (rc && !*np)
+        *np = 1; /* NULL with a count: the write fails (file.h) */
+    return pt;
 }
 
 int fz_write_output(fz_ctx_t *c, const char *forced, const char *path)

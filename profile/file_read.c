@@ -286,6 +286,9 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_mem: no output pointer");
     *out = NULL;
     rd_t r = {.buf = buf, .len = buf ? len : 0, .name = name ? name : "(memory)", .err = err};
+    unsigned pack = flags & OMPF_LEAN_PACKED ? flags : 0;
+    if (pack)
+        flags = 0;
     int rc = check_header(&r);
     if (!rc && ompf_profile_create(&r.p))
         rc = rd_oom(&r);
@@ -318,6 +321,10 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     info->xus_read = r.xus_read;
     info->xus_dropped = r.xus_dropped;
     rd_free(&r);
+    /* Packed: read in full (the parts are matched to their XUs), then
+     * packed (profile/pack.c). */
+    if (!rc && pack && ompf_profile_pack(r.p, pack))
+        rc = rd_oom(&r);
     if (rc) {
         ompf_profile_destroy(r.p);
         info->xus_read = 0;
@@ -392,7 +399,7 @@ int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *lab
                            ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
 {
     if ((flags && !(flags & OMPF_LEAN)) ||
-        (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START)) ||
+        (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START | OMPF_LEAN_PACKED)) ||
         (labels && ompf_profile_label_space(labels) != labels)) {
         if (out)
             *out = NULL;

@@ -179,6 +179,8 @@ static int write_fed_xus(wctx_t *w, const ompf_xu_feed_t *f, uint32_t n_ev, uint
         const ompf_part_t *pt = f->parts(f->ctx, i, &np, &one, &id);
         if (pt && np)
             rc = put_parts(w, id, pt, np, &in_chunk);
+        else if (!pt && np) /* the feed could not give them */
+            rc = ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
     }
     return !rc && in_chunk ? emit(w, FMT_CHUNK_PARTS, in_chunk) : rc;
 }

@@ -156,7 +156,7 @@ typedef struct fmt_cur {
     int bad; /* sticky: read past the end or malformed varint */
 } fmt_cur_t;
 
-static inline uint64_t fmt_cur_uv(fmt_cur_t *c)
+__attribute__((always_inline)) static inline uint64_t fmt_cur_uv(fmt_cur_t *c)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {

@@ -61,6 +61,9 @@ void ompf__lean_free(ompf_profile_t *p)
     free(p->lx_label);
     free(p->lx_start);
     free(p->lx_end);
+    free(p->pk);
+    free(p->pk_base);
+    free(p->pk_off);
 }
 
 unsigned ompf_profile_lean(const ompf_profile_t *p)

@@ -45,6 +45,13 @@ struct ompf_profile {
     const ompf_profile_t *label_space;
     uint64_t *lx_id, *lx_start, *lx_end;
     uint32_t *lx_type, *lx_label;
+    /* Packed (pack.c, OMPF_LEAN_PACKED): beside the lean columns, the
+     * other fields and the parts of XU i as varints at
+     * pk + pk_base[i >> 16] + pk_off[i]; NULL otherwise. */
+    unsigned char *pk;
+    size_t n_pk;
+    uint64_t *pk_base;
+    uint32_t *pk_off;
     double *values; /* n_xu x n_ev, row-major */
 
     /* Recorded parts (parts.c): XU i's are part[part_at[i] - 1 ..] (its
@@ -115,6 +122,8 @@ int ompf__lean_set(ompf_profile_t *p, unsigned flags);
 int ompf__lean_reserve(ompf_profile_t *p, size_t n);
 void ompf__lean_store(ompf_profile_t *p, size_t i, const ompf_xu_t *xu);
 void ompf__lean_free(ompf_profile_t *p);
+/* Whether packed XU i has parts recorded (pack.c). */
+int ompf__packed_has_parts(const ompf_profile_t *p, size_t i);
 static inline uint64_t ompf__xu_id(const ompf_profile_t *p, size_t i)
 {
     return p->lean ? p->lx_id[i] : p->xu[i].id;

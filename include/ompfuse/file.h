@@ -52,7 +52,8 @@ int ompf_profile_read(const char *path, ompf_profile_t **out,
                       ompf_read_info_t *info, ompf_error_t *err);
 /* The same, for a command that holds many runs at once (combine): flags 0
  * reads in full, OMPF_LEAN (optionally | OMPF_LEAN_START or
- * OMPF_LEAN_TIMES) lean (profile.h, "Lean profiles"); labels, when not
+ * OMPF_LEAN_TIMES, and | OMPF_LEAN_PACKED to keep the rest packed) lean
+ * (profile.h, "Lean profiles"); labels, when not
  * NULL, is the trie the labels go to, as if ompf_profile_move_labels(*out,
  * labels) followed (profile.h, "Shared labels"), but without building the
  * profile's own trie first.  The file is checked as by ompf_profile_read
@@ -77,7 +78,8 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path,
  * the write.  exact (may be NULL), called once after the rows, gives the
  * counts a double cannot hold as triples (XU id, event, count) in XU
  * order then event order; parts (may be NULL) gives XU i's parts as
- * ompf_xu_parts does, and its id, or NULL when it has none. */
+ * ompf_xu_parts does, and its id, or NULL when it has none (NULL with
+ * *n > 0: out of memory, and the write fails). */
 typedef struct ompf_xu_feed {
     size_t n_xu;
     void *ctx;

@@ -315,8 +315,22 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 #define OMPF_LEAN 1u       /* id, type, label */
 #define OMPF_LEAN_TIMES 2u /* with OMPF_LEAN: start_ns and end_ns too */
 #define OMPF_LEAN_START 4u /* with OMPF_LEAN: start_ns too */
+/* with OMPF_LEAN: every other field of each XU and its parts too, packed as
+ * varints beside the columns (ompf_profile_pack).  A packed profile gives
+ * whole records through ompf_xu_record and parts through
+ * ompf_xu_parts_copy; ompf_xu_get and ompf_xu_parts give NULL as on any
+ * lean profile; nothing can be added to it (ompf_xu_add: OMPF_EINVAL).
+ * combine reads its first input so: the fused XUs take that input's
+ * records and parts, about 20-40 bytes an XU of a task program packed
+ * against 80 for the record and 24 for each part. */
+#define OMPF_LEAN_PACKED 8u
 /* Its OMPF_LEAN flags; 0 for a profile with full XU records. */
 unsigned ompf_profile_lean(const ompf_profile_t *p);
+/* Makes a full profile packed: flags are OMPF_LEAN | OMPF_LEAN_PACKED, with
+ * OMPF_LEAN_START or OMPF_LEAN_TIMES for the columns wanted.  Provenance
+ * is dropped, as in a lean read.  0, OMPF_EINVAL (p lean already, or bad
+ * flags) or OMPF_ENOMEM (p unchanged). */
+int ompf_profile_pack(ompf_profile_t *p, unsigned flags);
 /* A strided view of one XU field, lean or full alike: XU i's value is
  * base[i * stride].  base is NULL when the profile does not hold the field
  * (or has no XUs).  Valid until the next ompf_xu_add or ompf_xu_reserve. */
@@ -392,6 +406,15 @@ int ompf_xu_set_parts(ompf_profile_t *p, size_t i, const ompf_part_t *parts, uin
  * (and *n = 0) when i is not an XU. */
 const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
                                  ompf_part_t *one);
+/* XU i's whole record into *out, from a full or a packed profile; 0,
+ * OMPF_ERANGE (no XU i) or OMPF_EINVAL (a lean profile not packed). */
+int ompf_xu_record(const ompf_profile_t *p, size_t i, ompf_xu_t *out);
+/* XU i's parts into buf (cap entries), from a full or a packed profile,
+ * as ompf_xu_parts gives them (one span when none is recorded); *n their
+ * number.  0, OMPF_ERANGE (no XU i, or cap < *n: nothing copied; call
+ * again with *n entries) or OMPF_EINVAL (a lean profile not packed). */
+int ompf_xu_parts_copy(const ompf_profile_t *p, size_t i, ompf_part_t *buf, uint32_t cap,
+                       uint32_t *n);
 /* 1 when XU i has recorded parts. */
 int ompf_xu_has_parts(const ompf_profile_t *p, size_t i);
 /* Recorded parts in the whole profile. */

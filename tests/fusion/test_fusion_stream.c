@@ -121,8 +121,9 @@ static void test_stream_equals_memory(void **state)
         ompf_profile_destroy(in[i]);
 }
 
-/* Fuses files fp[0..3) read as combine reads them (the first in full
- * unless first_lean, the others lean with flags, or full when flags is 0;
+/* Fuses files fp[0..3) read as combine reads them (the first in full,
+ * lean with flags when first_lean is 1, packed (flags | OMPF_LEAN_PACKED)
+ * when it is 2; the others lean with flags, or all full when flags is 0;
  * all labels in one trie when share is 1, input 1's alone moved into one
  * when 2) into out; returns the first error code. */
 static int fuse_files(const char *const *fp, int strategy, unsigned flags, int first_lean,
@@ -132,7 +133,10 @@ static int fuse_files(const char *const *fp, int strategy, unsigned flags, int f
     FZT_CHECK(ompf_profile_create(&space));
     int rc = 0;
     for (int i = 0; i < 3 && !rc; i++) {
-        unsigned fl = flags && (i || first_lean) ? flags : 0;
+        unsigned fl = !flags              ? 0
+                      : i || first_lean == 1 ? flags
+                      : first_lean == 2      ? flags | OMPF_LEAN_PACKED
+                                             : 0;
         /* shared labels read into the trie (share 1: and input 1 moved
          * into it after a read of its own) */
         if (share == 1 && i != 1)
@@ -155,9 +159,10 @@ static int fuse_files(const char *const *fp, int strategy, unsigned flags, int f
     return rc;
 }
 
-/* What combine does (lean inputs but the first, one shared label trie)
- * writes byte for byte what full inputs give, for every strategy; an input
- * lean in a way its role cannot use is an error that says so. */
+/* What combine does (lean inputs, the first packed, one shared label
+ * trie) writes byte for byte what full inputs give, for every strategy,
+ * and so does a full first input; an input lean in a way its role cannot
+ * use is an error that says so. */
 static void test_lean_inputs(void **state)
 {
     (void)state;
@@ -178,9 +183,10 @@ static void test_lean_inputs(void **state)
         size_t la, lb;
         char *a = slurp("lean_full.ompf", &la);
         unsigned fl[2] = {need[s], OMPF_LEAN | OMPF_LEAN_TIMES};
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 4; k++)
             for (int share = 0; share < 3; share++) {
-                int rc = fuse_files(fp, strat[s], fl[k], 0, share, "lean_lean.ompf", &err);
+                int rc = fuse_files(fp, strat[s], fl[k / 2], k % 2 ? 2 : 0, share,
+                                    "lean_lean.ompf", &err);
                 if (rc)
                     fprintf(stderr, "%s: %s\n", ompf_fuse_strategy_name(strat[s]), err.msg);
                 assert_int_equal(rc, 0);
@@ -195,13 +201,14 @@ static void test_lean_inputs(void **state)
     assert_int_equal(fuse_files(fp, OMPF_FUSE_BC, OMPF_LEAN, 1, 1, "lean_x.ompf", &err),
                      OMPF_EINVAL);
     assert_non_null(strstr(err.msg, "input 0 (lean_a.ompf) is lean: the first input"));
+    assert_non_null(strstr(err.msg, "OMPF_LEAN_PACKED"));
     assert_int_equal(fuse_files(fp, OMPF_FUSE_CTC, OMPF_LEAN | OMPF_LEAN_START, 0, 1,
                                 "lean_x.ompf", &err), OMPF_EINVAL);
     assert_non_null(strstr(err.msg, "input 1 (lean_b.ompf) is lean: CTC needs"));
     assert_int_equal(fuse_files(fp, OMPF_FUSE_LGL, OMPF_LEAN, 0, 1, "lean_x.ompf", &err),
                      OMPF_EINVAL);
     assert_non_null(strstr(err.msg, "input 1 (lean_b.ompf) is lean: LGL needs"));
-    assert_int_equal(fuse_files(fp, OMPF_FUSE_LGL, OMPF_LEAN | 8u, 0, 1, "lean_x.ompf", &err),
+    assert_int_equal(fuse_files(fp, OMPF_FUSE_LGL, OMPF_LEAN | 16u, 0, 1, "lean_x.ompf", &err),
                      OMPF_EINVAL); /* an unknown flag: the reader refuses it */
     assert_non_null(strstr(err.msg, "invalid flags"));
     assert_int_equal(access("lean_x.ompf", F_OK), -1);
