@@ -142,16 +142,17 @@ int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t 
     ps->base = p->n_part;
     size_t nxu = ompf_xu_count(p), total = 0;
     for (size_t i = 0; i < nxu; i++) {
-        const ompf_xu_t *x = ompf_xu_get(p, i);
-        uint32_t g = fmt_idmap_get(&ps->grp, x->id);
+        uint64_t id = ompf__xu_id(p, i);
+        uint32_t g = fmt_idmap_get(&ps->grp, id);
         if (g == NO_REC || ps->slot[g] != NO_REC - 1)
             continue; /* no parts, or an id an earlier XU took */
         size_t k = ps->cnt[g];
+        uint32_t count = ompf__xu_parts_field(p, i); /* full or being packed */
         ps->slot[g] = NO_REC;
-        if (x->parts != k) {
+        if (count != k) {
             if (!truncated) {
                 snprintf(msg, msglen, "XU id %llu has %zu parts recorded but a parts "
-                         "count of %u", (unsigned long long)x->id, k, x->parts);
+                         "count of %u", (unsigned long long)id, k, count);
                 return OMPF_EFORMAT;
             }
             ++*dropped; /* some of its parts were lost: drawn as one span */
@@ -160,7 +161,7 @@ int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t 
         if (k > OMPF_MAX_PARTS_PER_XU) {
             snprintf(msg, msglen, "XU id %llu has %zu parts, more than the limit "
                      "OMPF_MAX_PARTS_PER_XU = %u (docs/format.md, Limits)",
-                     (unsigned long long)x->id, k, OMPF_MAX_PARTS_PER_XU);
+                     (unsigned long long)id, k, OMPF_MAX_PARTS_PER_XU);
             return OMPF_ERANGE;
         }
         ps->slot[g] = (uint32_t)total;
@@ -190,7 +191,7 @@ int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p)
     int rc = 0;
     for (size_t i = 0; i < nxu && !rc; i++)
         if (ompf_xu_has_parts(p, i))
-            rc = order_parts(p->part + p->part_at[i] - 1, p->xu[i].parts);
+            rc = order_parts(p->part + p->part_at[i] - 1, ompf__xu_parts_field(p, i));
     return rc;
 }
 

@@ -200,7 +200,7 @@ static int pass1(rd_t *r)
             case FMT_CHUNK_PARTS:
                 rc = rd_dec_parts(r, &c, h.count);
                 /* decoded again into their XUs after pass 2 */
-                if (!rc && !ompf_profile_lean(r->p)) {
+                if (!rc && ompf__keeps_parts(r->p)) {
                     if (rd_grow((void **)&r->parts_loc, &r->cap_parts_loc, r->n_parts_loc + 1,
                                 sizeof *r->parts_loc))
                         return rd_oom(r);
@@ -286,13 +286,11 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_mem: no output pointer");
     *out = NULL;
     rd_t r = {.buf = buf, .len = buf ? len : 0, .name = name ? name : "(memory)", .err = err};
-    unsigned pack = flags & OMPF_LEAN_PACKED ? flags : 0;
-    if (pack)
-        flags = 0;
     int rc = check_header(&r);
     if (!rc && ompf_profile_create(&r.p))
         rc = rd_oom(&r);
-    if (!rc && flags && ompf__lean_set(r.p, flags))
+    if (!rc && flags &&
+        (ompf__lean_set(r.p, flags) || ((flags & OMPF_LEAN_PACKED) && ompf__pack_open(r.p))))
         rc = ompf_error_set(err, OMPF_EINVAL, "%s: invalid lean flags 0x%x", r.name, flags);
     r.lt = r.p;
     if (!rc && labels) {
@@ -321,9 +319,9 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     info->xus_read = r.xus_read;
     info->xus_dropped = r.xus_dropped;
     rd_free(&r);
-    /* Packed: read in full (the parts are matched to their XUs), then
-     * packed (profile/pack.c). */
-    if (!rc && pack && ompf_profile_pack(r.p, pack))
+    /* Packed: the records were packed as they came, the parts wait to be
+     * packed with them (profile/pack.c). */
+    if (!rc && r.p->pk_open && ompf__pack_seal(r.p))
         rc = rd_oom(&r);
     if (rc) {
         ompf_profile_destroy(r.p);

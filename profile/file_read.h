@@ -12,6 +12,7 @@
 
 #include "fmt.h"
 #include "ompfuse/file.h"
+#include "profile_internal.h" /* ompf__keeps_parts */
 
 #define NONE32 UINT32_MAX
 #define LABEL_DROPPED (UINT32_MAX - 1) /* parent chain lost in truncation */

@@ -391,7 +391,7 @@ int rd_dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     const char *what = "";
     /* A lean profile keeps no parts: checked, not stored. */
-    int rc = fmt_parts_decode(ompf_profile_lean(r->p) ? NULL : &r->parts, c, count, &what);
+    int rc = fmt_parts_decode(ompf__keeps_parts(r->p) ? &r->parts : NULL, c, count, &what);
     if (rc == OMPF_ENOMEM)
         return rd_oom(r);
     if (rc)

@@ -170,8 +170,8 @@ int rd_pass2(rd_t *r)
     for (size_t i = 0; i < r->n_xus && !rc; i++)
         rc = dec_xus(r, &r->xus[i], row);
     free(row);
-    /* A lean profile keeps no parts (profile.h): they are not attached. */
-    if (!rc && !ompf_profile_lean(r->p))
+    /* A lean profile keeps no parts (profile.h), unless it packs them. */
+    if (!rc && ompf__keeps_parts(r->p))
         rc = rd_attach_parts(r);
     return rc;
 }

@@ -37,7 +37,8 @@ int ompf__lean_reserve(ompf_profile_t *p, size_t need)
         grow((void **)&p->lx_label, n, sizeof *p->lx_label) ||
         ((p->lean & (OMPF_LEAN_START | OMPF_LEAN_TIMES)) &&
          grow((void **)&p->lx_start, n, sizeof *p->lx_start)) ||
-        ((p->lean & OMPF_LEAN_TIMES) && grow((void **)&p->lx_end, n, sizeof *p->lx_end)))
+        ((p->lean & OMPF_LEAN_TIMES) && grow((void **)&p->lx_end, n, sizeof *p->lx_end)) ||
+        (p->pk_open && ompf__pack_grow(p, n)))
         return OMPF_ENOMEM;
     p->cap_xu = n;
     return 0;

@@ -95,6 +95,103 @@ static int get_record(const ompf_profile_t *p, size_t i, ompf_xu_t *x, const uns
     return (int)(parts & 1);
 }
 
+/* ---- packing as the XUs come (the reader's OMPF_LEAN_PACKED) ----------- */
+
+int ompf__pack_open(ompf_profile_t *p)
+{
+    if (p->n_xu || !(p->lean & OMPF_LEAN_PACKED))
+        return OMPF_EINVAL;
+    p->pk_open = 1;
+    return 0;
+}
+
+int ompf__pack_grow(ompf_profile_t *p, size_t cap)
+{
+    uint32_t *off = realloc(p->pk_off, (cap ? cap : 1) * sizeof *off);
+    if (!off)
+        return OMPF_ENOMEM;
+    p->pk_off = off;
+    uint64_t *base = realloc(p->pk_base, ((cap >> BLOCK_BITS) + 1) * sizeof *base);
+    if (!base)
+        return OMPF_ENOMEM;
+    p->pk_base = base;
+    return 0;
+}
+
+int ompf__pack_add(ompf_profile_t *p, size_t i, const ompf_xu_t *x)
+{
+    fmt_buf_t b = {p->pk, p->n_pk, p->cap_pk, 0};
+    if (!(i & ((1u << BLOCK_BITS) - 1)))
+        p->pk_base[i >> BLOCK_BITS] = b.len;
+    p->pk_off[i] = (uint32_t)(b.len - p->pk_base[i >> BLOCK_BITS]);
+    put_record(&b, x, NULL, 0, p->lean); /* its parts come when sealed */
+    p->pk = b.data;
+    p->n_pk = b.len;
+    p->cap_pk = b.cap;
+    return b.oom ? OMPF_ENOMEM : 0;
+}
+
+uint32_t ompf__xu_parts_field(const ompf_profile_t *p, size_t i)
+{
+    if (!p->lean)
+        return p->xu[i].parts;
+    const unsigned char *c = cursor(p, i);
+    for (int k = 0; k < 3; k++)
+        get_uv(&c);
+    return (uint32_t)(get_uv(&c) >> 1);
+}
+
+int ompf__pack_seal(ompf_profile_t *p)
+{
+    size_t n = p->n_xu;
+    fmt_buf_t b = {0};
+    if (fmt_buf_reserve(&b, p->n_pk + p->n_part * 8 + 64))
+        return OMPF_ENOMEM;
+    /* each record again, now with its parts; the offsets are rewritten in
+       place, each read before it is overwritten */
+    uint64_t old_base = 0;
+    for (size_t i = 0; i < n && !b.oom; i++) {
+        if (!(i & ((1u << BLOCK_BITS) - 1))) {
+            old_base = p->pk_base[i >> BLOCK_BITS];
+            p->pk_base[i >> BLOCK_BITS] = b.len;
+        }
+        const unsigned char *c = p->pk + old_base + p->pk_off[i];
+        p->pk_off[i] = (uint32_t)(b.len - p->pk_base[i >> BLOCK_BITS]);
+        ompf_xu_t x;
+        memset(&x, 0, sizeof x);
+        x.thread = (uint32_t)get_uv(&c);
+        x.team_thread = (uint32_t)get_uv(&c);
+        x.team_size = (uint32_t)get_uv(&c);
+        x.parts = (uint32_t)(get_uv(&c) >> 1);
+        x.cpu = (int32_t)get_sv(&c);
+        x.core = (int32_t)get_sv(&c);
+        x.numa = (int32_t)get_sv(&c);
+        x.kind = (uint8_t)get_uv(&c);
+        x.start_ns = p->lx_start ? p->lx_start[i] : get_uv(&c);
+        x.end_ns = p->lx_end ? p->lx_end[i] : x.start_ns + get_uv(&c);
+        x.iter_start = get_uv(&c);
+        x.iter_count = get_uv(&c);
+        const ompf_part_t *pt =
+            i < p->n_part_at && p->part_at[i] ? p->part + p->part_at[i] - 1 : NULL;
+        put_record(&b, &x, pt, x.parts, p->lean);
+    }
+    if (b.oom) {
+        fmt_buf_free(&b);
+        return OMPF_ENOMEM;
+    }
+    free(p->pk);
+    unsigned char *fit = realloc(b.data, b.len ? b.len : 1);
+    p->pk = fit ? fit : b.data;
+    p->n_pk = p->cap_pk = b.len;
+    free(p->part);
+    free(p->part_at);
+    p->part = NULL;
+    p->part_at = NULL;
+    p->n_part = p->cap_part = p->n_part_at = p->cap_part_at = 0;
+    p->pk_open = 0;
+    return 0;
+}
+
 int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
 {
     if (!p || p->lean || !(flags & OMPF_LEAN) || !(flags & OMPF_LEAN_PACKED) ||

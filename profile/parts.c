@@ -61,7 +61,7 @@ int ompf__parts_append(ompf_profile_t *p, size_t n)
 
 int ompf_xu_has_parts(const ompf_profile_t *p, size_t i)
 {
-    if (p && p->pk && i < p->n_xu)
+    if (p && p->pk && !p->pk_open && i < p->n_xu)
         return ompf__packed_has_parts(p, i);
     return p && i < p->n_part_at && p->part_at[i] && i < p->n_xu;
 }

@@ -365,7 +365,7 @@ int ompf_construct_set_source(ompf_profile_t *p, uint32_t idx,
 
 int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 {
-    if (!p || p->pk) /* nothing is added to a packed profile */
+    if (!p || (p->pk && !p->pk_open)) /* nothing is added to a packed profile */
         return OMPF_EINVAL;
     if (p->lean ? ompf__lean_reserve(p, n)
                 : ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
@@ -391,7 +391,7 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 
 int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values)
 {
-    if (!p || !xu || p->pk) /* nothing is added to a packed profile */
+    if (!p || !xu || (p->pk && !p->pk_open)) /* nothing is added to a packed profile */
         return OMPF_EINVAL;
     if (xu->type >= p->n_con ||
         xu->label >= (p->label_space ? p->label_space : p)->n_lab ||
@@ -400,6 +400,8 @@ int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values)
         return OMPF_ERANGE;
     size_t need = p->n_xu + 1;
     if (need > p->cap_xu && ompf_xu_reserve(p, need + need / 2))
+        return OMPF_ENOMEM;
+    if (p->pk_open && ompf__pack_add(p, p->n_xu, xu))
         return OMPF_ENOMEM;
     if (p->lean)
         ompf__lean_store(p, p->n_xu, xu);

@@ -49,9 +49,12 @@ struct ompf_profile {
      * other fields and the parts of XU i as varints at
      * pk + pk_base[i >> 16] + pk_off[i]; NULL otherwise. */
     unsigned char *pk;
-    size_t n_pk;
+    size_t n_pk, cap_pk;
     uint64_t *pk_base;
     uint32_t *pk_off;
+    /* Packing as the XUs come (the reader): records without parts, whose
+     * parts wait in part[] until ompf__pack_seal. */
+    int pk_open;
     double *values; /* n_xu x n_ev, row-major */
 
     /* Recorded parts (parts.c): XU i's are part[part_at[i] - 1 ..] (its
@@ -124,6 +127,22 @@ void ompf__lean_store(ompf_profile_t *p, size_t i, const ompf_xu_t *xu);
 void ompf__lean_free(ompf_profile_t *p);
 /* Whether packed XU i has parts recorded (pack.c). */
 int ompf__packed_has_parts(const ompf_profile_t *p, size_t i);
+/* The reader's packing (pack.c): open makes an empty lean profile with
+ * OMPF_LEAN_PACKED pack each XU ompf_xu_add adds (ompf__pack_grow gives
+ * room for cap XUs' offsets); parts are attached as in a full profile
+ * (part[], part_at[]), and seal packs them with their records.  0,
+ * OMPF_EINVAL or OMPF_ENOMEM. */
+int ompf__pack_open(ompf_profile_t *p);
+int ompf__pack_grow(ompf_profile_t *p, size_t cap);
+int ompf__pack_add(ompf_profile_t *p, size_t i, const ompf_xu_t *x);
+int ompf__pack_seal(ompf_profile_t *p);
+/* XU i's parts field, full or packed. */
+uint32_t ompf__xu_parts_field(const ompf_profile_t *p, size_t i);
+/* Whether reading keeps the parts: a full profile, or one being packed. */
+static inline int ompf__keeps_parts(const ompf_profile_t *p)
+{
+    return !p->lean || p->pk_open;
+}
 static inline uint64_t ompf__xu_id(const ompf_profile_t *p, size_t i)
 {
     return p->lean ? p->lx_id[i] : p->xu[i].id;
