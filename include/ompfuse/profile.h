@@ -316,13 +316,14 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 #define OMPF_LEAN_TIMES 2u /* with OMPF_LEAN: start_ns and end_ns too */
 #define OMPF_LEAN_START 4u /* with OMPF_LEAN: start_ns too */
 /* with OMPF_LEAN: every other field of each XU and its parts too, packed as
- * varints beside the columns (ompf_profile_pack).  A packed profile gives
+ * varints beside the columns (ompf_profile_pack, or a read with this
+ * flag: ompf_profile_read_into, file.h).  A packed profile gives
  * whole records through ompf_xu_record and parts through
  * ompf_xu_parts_copy; ompf_xu_get and ompf_xu_parts give NULL as on any
  * lean profile; nothing can be added to it (ompf_xu_add: OMPF_EINVAL).
  * combine reads its first input so: the fused XUs take that input's
- * records and parts, about 20-40 bytes an XU of a task program packed
- * against 80 for the record and 24 for each part. */
+ * records and parts, about 32 bytes a task of a tool-written profile
+ * packed, against 80 for the record and 24 for each part. */
 #define OMPF_LEAN_PACKED 8u
 /* Its OMPF_LEAN flags; 0 for a profile with full XU records. */
 unsigned ompf_profile_lean(const ompf_profile_t *p);
