@@ -71,11 +71,10 @@ static inline uint64_t get_uv(const unsigned char **pp)
 }
 static inline int64_t get_sv(const unsigned char **pp) { return fmt_unzz(get_uv(pp)); }
 
-/* Decodes XU i's record into *x; its parts follow at *c when it returns
- * 1 (0: it has none recorded). */
-static int get_record(const ompf_profile_t *p, size_t i, ompf_xu_t *x, const unsigned char **c)
+/* Decodes XU i's record, which starts at *c, into *x; its parts follow
+ * at *c when it returns 1 (0: it has none recorded). */
+static int get_fields(const ompf_profile_t *p, size_t i, ompf_xu_t *x, const unsigned char **c)
 {
-    *c = cursor(p, i);
     memset(x, 0, sizeof *x);
     x->id = p->lx_id[i];
     x->type = p->lx_type[i];
@@ -94,6 +93,12 @@ static int get_record(const ompf_profile_t *p, size_t i, ompf_xu_t *x, const uns
     x->iter_start = get_uv(c);
     x->iter_count = get_uv(c);
     return (int)(parts & 1);
+}
+
+static int get_record(const ompf_profile_t *p, size_t i, ompf_xu_t *x, const unsigned char **c)
+{
+    *c = cursor(p, i);
+    return get_fields(p, i, x, c);
 }
 
 /* ---- packing as the XUs come (the reader's OMPF_LEAN_PACKED) ----------- */
@@ -159,19 +164,7 @@ int ompf__pack_seal(ompf_profile_t *p)
         const unsigned char *c = p->pk + old_base + p->pk_off[i];
         p->pk_off[i] = (uint32_t)(b.len - p->pk_base[i >> BLOCK_BITS]);
         ompf_xu_t x;
-        memset(&x, 0, sizeof x);
-        x.thread = (uint32_t)get_uv(&c);
-        x.team_thread = (uint32_t)get_uv(&c);
-        x.team_size = (uint32_t)get_uv(&c);
-        x.parts = (uint32_t)(get_uv(&c) >> 1);
-        x.cpu = (int32_t)get_sv(&c);
-        x.core = (int32_t)get_sv(&c);
-        x.numa = (int32_t)get_sv(&c);
-        x.kind = (uint8_t)get_uv(&c);
-        x.start_ns = p->lx_start ? p->lx_start[i] : get_uv(&c);
-        x.end_ns = p->lx_end ? p->lx_end[i] : x.start_ns + get_uv(&c);
-        x.iter_start = get_uv(&c);
-        x.iter_count = get_uv(&c);
+        get_fields(p, i, &x, &c);
         const ompf_part_t *pt =
             i < p->n_part_at && p->part_at[i] ? p->part + p->part_at[i] - 1 : NULL;
         put_record(&b, &x, pt, x.parts, p->lean);
