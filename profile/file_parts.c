@@ -10,6 +10,10 @@
 #include "profile_internal.h"
 
 #define NO_REC UINT32_MAX
+/* The second decode met other records than the first: the file changed
+ * under the reader (the first pass checked every chunk's checksum). */
+#define CHANGED "the PARTS records differ from those first read (was the file written " \
+                "while it was read?)"
 
 /* One record; 0 or OMPF_EFORMAT / OMPF_ERANGE (*what says why). */
 static inline int dec_one(fmt_cur_t *c, uint64_t *id, ompf_part_t *pt, const char **what)
@@ -42,8 +46,8 @@ static inline int dec_one(fmt_cur_t *c, uint64_t *id, ompf_part_t *pt, const cha
 static int walk(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
                 const char **what)
 {
-    /* the part array and the places are 32-bit indexed */
-    if (ps && !p && ps->n + count >= NO_REC)
+    /* the part array and the places are 32-bit indexed, below the marks */
+    if (ps && !p && ps->n + count >= NO_REC - 1)
         return OMPF_ENOMEM;
     for (uint32_t k = 0; k < count; k++) {
         uint64_t id;
@@ -55,8 +59,13 @@ static int walk(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count
             continue;
         if (p) {
             uint32_t g = fmt_idmap_get(&ps->grp, id);
-            if (g != NO_REC && ps->slot[g] < NO_REC - 1)
-                p->part[ps->base + ps->slot[g]++] = pt; /* file order within an XU */
+            if (g == NO_REC || ps->slot[g] >= NO_REC - 1)
+                continue; /* an XU that takes no parts */
+            if (ps->slot[g] == ps->cnt[g]) {
+                *what = CHANGED;
+                return OMPF_EFORMAT;
+            }
+            p->part[ps->base + ps->slot[g]++] = pt; /* file order within an XU */
             continue;
         }
         if (!ps->ng) /* before the first put: the tool's ids with parts are
@@ -167,12 +176,10 @@ int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t 
         ps->slot[g] = (uint32_t)total;
         p->part_at[i] = ps->base + total + 1;
         total += k;
+        ps->cnt[g] = (uint32_t)total; /* from now on: where its places end */
     }
     /* records of an id no XU has (a task that never completed: the program
      * ended inside it) keep no place, and fmt_parts_fill skips them */
-    free(ps->cnt);
-    ps->cnt = NULL;
-    ps->cap = 0;
     /* the profile's part array at its final size at once, not by doubling */
     return ompf__parts_append(p, total);
 }
@@ -183,10 +190,15 @@ int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t co
     return walk(ps, p, c, count, what);
 }
 
-int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p)
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, const char **what)
 {
     if (!ps->n)
         return 0;
+    for (size_t g = 0; g < ps->ng; g++)
+        if (ps->slot[g] < NO_REC - 1 && ps->slot[g] != ps->cnt[g]) {
+            *what = CHANGED; /* places left unfilled */
+            return OMPF_EFORMAT;
+        }
     size_t nxu = ompf_xu_count(p);
     int rc = 0;
     for (size_t i = 0; i < nxu && !rc; i++)

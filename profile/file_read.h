@@ -85,7 +85,7 @@ typedef struct rd {
     fmt_exact_t exact;      /* EXACT records, applied after pass 2 */
     fmt_parts_t parts;      /* PARTS records counted by XU id */
     xus_loc_t *parts_loc;   /* the PARTS chunks, decoded again after pass 2
-                               (a full read's only) */
+                               (a read that keeps parts: full or packed) */
     size_t n_parts_loc, cap_parts_loc;
     uint64_t parts_dropped; /* XUs whose parts were lost (truncated) */
 } rd_t;
@@ -130,7 +130,8 @@ int rd_dec_threads(rd_t *r, fmt_cur_t *c, uint32_t count);
 int rd_dec_end(rd_t *r, fmt_cur_t *c);
 int rd_dec_exact(rd_t *r, fmt_cur_t *c, uint32_t count);
 int rd_dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count);
-/* After pass 2: the PARTS chunks' records into their XUs (a full read). */
+/* After pass 2: the PARTS chunks' records into their XUs (a read that
+ * keeps parts: full or packed). */
 int rd_attach_parts(rd_t *r);
 void rd_mcol_begin(const rd_t *r, mcol_t *m, fmt_cur_t *c, uint64_t n, int has_mode,
                    int skip_values);

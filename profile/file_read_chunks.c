@@ -419,10 +419,12 @@ int rd_attach_parts(rd_t *r)
             return rc;
         /* pass 1 decoded these very records without error */
         if ((rc = fmt_parts_fill(&r->parts, r->p, &c, loc->h.count, &what)))
-            return rd_fail(r, rc, "%s; " MALFORMED, what);
+            return rd_fail(r, rc, "%s", what);
     }
     r->chunk_type = 0;
-    if (fmt_parts_order(&r->parts, r->p))
+    const char *what = "";
+    rc = fmt_parts_order(&r->parts, r->p, &what);
+    if (rc == OMPF_ENOMEM)
         return rd_oom(r);
-    return 0;
+    return rc ? rd_fail(r, rc, "%s", what) : 0;
 }

@@ -164,8 +164,10 @@ int rd_pass2(rd_t *r)
     uint64_t want = r->xus_in_chunks;
     if (want > r->len)
         want = r->len;
+    /* best effort: if the room cannot be had, ompf_xu_add grows as it goes
+     * (and a lying count must not fail the read for memory) */
     if (want)
-        ompf_xu_reserve(r->p, (size_t)want);
+        (void)ompf_xu_reserve(r->p, (size_t)want);
     int rc = 0;
     for (size_t i = 0; i < r->n_xus && !rc; i++)
         rc = dec_xus(r, &r->xus[i], row);

@@ -339,7 +339,8 @@ void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val);
  * record cost 32 bytes a part more. */
 typedef struct fmt_parts {
     fmt_idmap_t grp; /* XU id -> group (ids in order of first record) */
-    uint32_t *cnt;   /* per group: its records */
+    uint32_t *cnt;   /* per group: its records; after claiming, where
+                        its places end */
     uint32_t *slot;  /* per group, after claiming: its next place in the
                         part array, or UINT32_MAX (not attached) */
     size_t ng, cap;  /* groups; capacity of cnt */
@@ -364,8 +365,10 @@ int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t 
 int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
                    const char **what);
 /* Each XU's parts by start, then end, in file order where both are
- * equal; 0 or OMPF_ENOMEM. */
-int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p);
+ * equal; 0, OMPF_ENOMEM, or OMPF_EFORMAT (what says why) when the fill
+ * did not meet exactly the records first counted (the file changed
+ * between the two decodes; fmt_parts_fill refuses a record too many). */
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, const char **what);
 void fmt_parts_free(fmt_parts_t *ps);
 
 #endif

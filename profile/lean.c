@@ -63,8 +63,7 @@ void ompf__lean_free(ompf_profile_t *p)
     free(p->lx_start);
     free(p->lx_end);
     free(p->pk);
-    free(p->pk_base);
-    free(p->pk_off);
+    free(p->pk_at);
 }
 
 unsigned ompf_profile_lean(const ompf_profile_t *p)

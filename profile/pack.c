@@ -4,15 +4,13 @@
  * input's records and parts, and a task program's parts alone (24 bytes
  * each, three or four per task) cost more than the record (80 bytes).
  * Packed, a task of a tool-written profile takes 31-33 bytes beside its
- * columns (BOTS nqueens, sort, fib), and 4 for its offset. */
+ * columns (BOTS nqueens, sort, fib), and 8 for its offset. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fmt.h"
 #include "ompfuse/file.h"
 #include "profile_internal.h"
-
-#define BLOCK_BITS 16 /* pk_off is relative to its block of 65536 XUs */
 
 /* XU i's record: uv thread, team_thread, team_size, parts << 1 | has
  * parts; sv cpu, core, numa; uv kind; start_ns unless a column holds it,
@@ -48,7 +46,7 @@ static void put_record(fmt_buf_t *b, const ompf_xu_t *x, const ompf_part_t *pt, 
 
 static const unsigned char *cursor(const ompf_profile_t *p, size_t i)
 {
-    return p->pk + p->pk_base[i >> BLOCK_BITS] + p->pk_off[i];
+    return p->pk + p->pk_at[i];
 }
 
 /* One varint of the array put_record wrote (no bounds to check: this
@@ -113,23 +111,17 @@ int ompf__pack_open(ompf_profile_t *p)
 
 int ompf__pack_grow(ompf_profile_t *p, size_t cap)
 {
-    uint32_t *off = realloc(p->pk_off, (cap ? cap : 1) * sizeof *off);
-    if (!off)
+    uint64_t *at = realloc(p->pk_at, (cap ? cap : 1) * sizeof *at);
+    if (!at)
         return OMPF_ENOMEM;
-    p->pk_off = off;
-    uint64_t *base = realloc(p->pk_base, ((cap >> BLOCK_BITS) + 1) * sizeof *base);
-    if (!base)
-        return OMPF_ENOMEM;
-    p->pk_base = base;
+    p->pk_at = at;
     return 0;
 }
 
 int ompf__pack_add(ompf_profile_t *p, size_t i, const ompf_xu_t *x)
 {
     fmt_buf_t b = {p->pk, p->n_pk, p->cap_pk, 0};
-    if (!(i & ((1u << BLOCK_BITS) - 1)))
-        p->pk_base[i >> BLOCK_BITS] = b.len;
-    p->pk_off[i] = (uint32_t)(b.len - p->pk_base[i >> BLOCK_BITS]);
+    p->pk_at[i] = b.len;
     put_record(&b, x, NULL, 0, p->lean); /* its parts come when sealed */
     p->pk = b.data;
     p->n_pk = b.len;
@@ -153,16 +145,11 @@ int ompf__pack_seal(ompf_profile_t *p)
     fmt_buf_t b = {0};
     if (fmt_buf_reserve(&b, p->n_pk + p->n_part * 8 + 64))
         return OMPF_ENOMEM;
-    /* each record again, now with its parts; the offsets are rewritten in
-       place, each read before it is overwritten */
-    uint64_t old_base = 0;
+    /* each record again, now with its parts; each offset is read before
+       it is rewritten */
     for (size_t i = 0; i < n && !b.oom; i++) {
-        if (!(i & ((1u << BLOCK_BITS) - 1))) {
-            old_base = p->pk_base[i >> BLOCK_BITS];
-            p->pk_base[i >> BLOCK_BITS] = b.len;
-        }
-        const unsigned char *c = p->pk + old_base + p->pk_off[i];
-        p->pk_off[i] = (uint32_t)(b.len - p->pk_base[i >> BLOCK_BITS]);
+        const unsigned char *c = p->pk + p->pk_at[i];
+        p->pk_at[i] = b.len;
         ompf_xu_t x;
         get_fields(p, i, &x, &c);
         const ompf_part_t *pt =
@@ -191,13 +178,12 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
     if (!p || p->lean || !(flags & OMPF_LEAN) || !(flags & OMPF_LEAN_PACKED) ||
         (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START | OMPF_LEAN_PACKED)))
         return OMPF_EINVAL;
-    size_t n = p->n_xu, nb = (n >> BLOCK_BITS) + 1;
+    size_t n = p->n_xu;
     ompf_profile_t q; /* the new columns, in a copy until all is made */
     memset(&q, 0, sizeof q);
     q.lean = flags;
     fmt_buf_t b = {0};
-    q.pk_base = malloc(nb * sizeof *q.pk_base);
-    q.pk_off = malloc((n ? n : 1) * sizeof *q.pk_off);
+    q.pk_at = malloc((n ? n : 1) * sizeof *q.pk_at);
     /* the columns at their final size: nothing is added to a packed profile */
     size_t m = n ? n : 1;
     q.lx_id = malloc(m * sizeof *q.lx_id);
@@ -207,7 +193,7 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
         q.lx_start = malloc(m * sizeof *q.lx_start);
     if (flags & OMPF_LEAN_TIMES)
         q.lx_end = malloc(m * sizeof *q.lx_end);
-    int rc = q.pk_base && q.pk_off && q.lx_id && q.lx_type && q.lx_label &&
+    int rc = q.pk_at && q.lx_id && q.lx_type && q.lx_label &&
                      (q.lx_start || !(flags & (OMPF_LEAN_START | OMPF_LEAN_TIMES))) &&
                      (q.lx_end || !(flags & OMPF_LEAN_TIMES)) &&
                      !fmt_buf_reserve(&b, n * 16 + 64)
@@ -215,9 +201,7 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
                  : OMPF_ENOMEM;
     for (size_t i = 0; i < n && !rc; i++) {
         const ompf_xu_t *x = &p->xu[i];
-        if (!(i & ((1u << BLOCK_BITS) - 1)))
-            q.pk_base[i >> BLOCK_BITS] = b.len;
-        q.pk_off[i] = (uint32_t)(b.len - q.pk_base[i >> BLOCK_BITS]);
+        q.pk_at[i] = b.len;
         ompf__lean_store(&q, i, x);
         uint32_t np = 0;
         const ompf_part_t *pt = NULL;
@@ -229,7 +213,7 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
         rc = b.oom ? OMPF_ENOMEM : 0;
     }
     if (rc) {
-        ompf__lean_free(&q); /* its pk_base and pk_off too */
+        ompf__lean_free(&q); /* its pk_at too */
         fmt_buf_free(&b);
         return rc;
     }
@@ -255,8 +239,7 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags)
     p->cap_xu = n;
     p->pk = fit ? fit : b.data;
     p->n_pk = b.len;
-    p->pk_base = q.pk_base;
-    p->pk_off = q.pk_off;
+    p->pk_at = q.pk_at;
     return 0;
 }
 

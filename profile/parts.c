@@ -86,8 +86,14 @@ const ompf_part_t *ompf_xu_parts(const ompf_profile_t *p, size_t i, uint32_t *n,
 size_t ompf_part_count(const ompf_profile_t *p)
 {
     size_t n = 0;
+    if (p && p->pk && !p->pk_open) { /* packed: the records say */
+        for (size_t i = 0; i < p->n_xu; i++)
+            if (ompf__packed_has_parts(p, i))
+                n += ompf__xu_parts_field(p, i);
+        return n;
+    }
     for (size_t i = 0; p && i < p->n_part_at && i < p->n_xu; i++)
         if (p->part_at[i])
-            n += p->xu[i].parts;
+            n += ompf__xu_parts_field(p, i);
     return n;
 }

@@ -367,24 +367,21 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 {
     if (!p || (p->pk && !p->pk_open)) /* nothing is added to a packed profile */
         return OMPF_EINVAL;
+    size_t old = p->cap_xu;
     if (p->lean ? ompf__lean_reserve(p, n)
                 : ompf__grow((void **)&p->xu, &p->cap_xu, n, sizeof *p->xu))
         return OMPF_ENOMEM;
-    /* Value and provenance rows follow the XU capacity. */
+    /* Value and provenance rows follow the XU capacity; if they cannot,
+     * the capacity stays what they hold (ompf_xu_add trusts it). */
     n = p->cap_xu;
-    if (p->n_ev) {
-        if (n > SIZE_MAX / p->n_ev)
-            return OMPF_ENOMEM;
-        if (ompf__grow((void **)&p->values, &p->cap_val, n * p->n_ev,
-                       sizeof *p->values))
-            return OMPF_ENOMEM;
-    }
-    if (p->n_src && !p->lean) {
-        if (n > SIZE_MAX / p->n_src)
-            return OMPF_ENOMEM;
-        if (ompf__grow((void **)&p->prov, &p->cap_prov, n * p->n_src,
-                       sizeof *p->prov))
-            return OMPF_ENOMEM;
+    if ((p->n_ev && (n > SIZE_MAX / p->n_ev ||
+                     ompf__grow((void **)&p->values, &p->cap_val, n * p->n_ev,
+                                sizeof *p->values))) ||
+        (p->n_src && !p->lean &&
+         (n > SIZE_MAX / p->n_src ||
+          ompf__grow((void **)&p->prov, &p->cap_prov, n * p->n_src, sizeof *p->prov)))) {
+        p->cap_xu = old;
+        return OMPF_ENOMEM;
     }
     return 0;
 }

@@ -46,12 +46,11 @@ struct ompf_profile {
     uint64_t *lx_id, *lx_start, *lx_end;
     uint32_t *lx_type, *lx_label;
     /* Packed (pack.c, OMPF_LEAN_PACKED): beside the lean columns, the
-     * other fields and the parts of XU i as varints at
-     * pk + pk_base[i >> 16] + pk_off[i]; NULL otherwise. */
+     * other fields and the parts of XU i as varints at pk + pk_at[i]
+     * (64-bit: one XU may have 2^24 parts); NULL otherwise. */
     unsigned char *pk;
     size_t n_pk, cap_pk;
-    uint64_t *pk_base;
-    uint32_t *pk_off;
+    uint64_t *pk_at;
     /* Packing as the XUs come (the reader): records without parts, whose
      * parts wait in part[] until ompf__pack_seal. */
     int pk_open;

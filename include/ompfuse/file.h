@@ -58,7 +58,8 @@ int ompf_profile_read(const char *path, ompf_profile_t **out,
  * labels) followed (profile.h, "Shared labels"), but without building the
  * profile's own trie first.  The file is checked as by ompf_profile_read
  * (the same errors for the same files), but a lean read does not match the
- * recorded parts, which it does not keep, to their XUs. */
+ * recorded parts, which it does not keep, to their XUs (a packed read
+ * does, as a full read). */
 int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
                            ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err);
 /* Same from memory (fuzzing, tests); name is used in messages. */

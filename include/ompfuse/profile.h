@@ -302,7 +302,8 @@ const ompf_xu_t *ompf_xu_get(const ompf_profile_t *p, size_t i);
 /* Row of ompf_event_count() values of XU i (writable). */
 double *ompf_xu_values(ompf_profile_t *p, size_t i);
 const double *ompf_xu_values_const(const ompf_profile_t *p, size_t i);
-/* Reserves room for n XUs (optional, for speed). */
+/* Reserves room for n XUs (optional, for speed); OMPF_EINVAL on a packed
+ * profile (OMPF_LEAN_PACKED), to which nothing is added. */
 int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 
 /* Lean profiles.  A command that holds many large profiles at once
@@ -329,12 +330,14 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n);
 unsigned ompf_profile_lean(const ompf_profile_t *p);
 /* Makes a full profile packed: flags are OMPF_LEAN | OMPF_LEAN_PACKED, with
  * OMPF_LEAN_START or OMPF_LEAN_TIMES for the columns wanted.  Provenance
- * is dropped, as in a lean read.  0, OMPF_EINVAL (p lean already, or bad
+ * is dropped, as in a lean read; pointers from ompf_xu_get, ompf_xu_parts
+ * and the views are invalid after.  0, OMPF_EINVAL (p lean already, or bad
  * flags) or OMPF_ENOMEM (p unchanged). */
 int ompf_profile_pack(ompf_profile_t *p, unsigned flags);
 /* A strided view of one XU field, lean or full alike: XU i's value is
  * base[i * stride].  base is NULL when the profile does not hold the field
- * (or has no XUs).  Valid until the next ompf_xu_add or ompf_xu_reserve. */
+ * (or has no XUs).  Valid until the next ompf_xu_add, ompf_xu_reserve or
+ * ompf_profile_pack. */
 typedef enum ompf_xu_field {
     OMPF_XU_ID,    /* u64 */
     OMPF_XU_TYPE,  /* u32 */

@@ -1,7 +1,8 @@
 /* libFuzzer target: the profile reader on arbitrary bytes.  Whatever the
  * input, the reader must return a code and, when it returns a profile,
  * the profile must be consistent enough to export, its exact counts
- * agreeing with their values. */
+ * agreeing with their values, and packed (OMPF_LEAN_PACKED) it must give
+ * back every record and part as read. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,48 @@
 #include "limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The same bytes read again and packed give p's records and parts. */
+static void check_packed(const uint8_t *data, size_t size, const ompf_profile_t *p)
+{
+    ompf_profile_t *q = NULL;
+    ompf_error_t err;
+    ompf_profile_read_mem(data, size, "fuzz.ompf", &q, NULL, &err);
+    if (!q || ompf_profile_pack(q, OMPF_LEAN | OMPF_LEAN_START | OMPF_LEAN_PACKED)) {
+        ompf_profile_destroy(q);
+        return; /* out of memory */
+    }
+    ompf_part_t *buf = NULL;
+    uint32_t cap = 0;
+    for (size_t i = 0; i < ompf_xu_count(p); i++) {
+        const ompf_xu_t *a = ompf_xu_get(p, i);
+        ompf_xu_t b;
+        if (ompf_xu_record(q, i, &b) || a->id != b.id || a->type != b.type ||
+            a->label != b.label || a->thread != b.thread || a->team_thread != b.team_thread ||
+            a->team_size != b.team_size || a->parts != b.parts || a->cpu != b.cpu ||
+            a->core != b.core || a->numa != b.numa || a->kind != b.kind ||
+            a->start_ns != b.start_ns || a->end_ns != b.end_ns ||
+            a->iter_start != b.iter_start || a->iter_count != b.iter_count ||
+            ompf_xu_has_parts(p, i) != ompf_xu_has_parts(q, i))
+            abort();
+        uint32_t n, m;
+        ompf_part_t one;
+        const ompf_part_t *pa = ompf_xu_parts(p, i, &n, &one);
+        if (n > cap) {
+            free(buf);
+            buf = malloc(n * sizeof *buf);
+            cap = buf ? n : 0;
+        }
+        if (!buf || ompf_xu_parts_copy(q, i, buf, cap, &m) || m != n)
+            abort();
+        for (uint32_t k = 0; k < n; k++)
+            if (buf[k].thread != pa[k].thread || buf[k].start_ns != pa[k].start_ns ||
+                buf[k].end_ns != pa[k].end_ns)
+                abort();
+    }
+    free(buf);
+    ompf_profile_destroy(q);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ompf_xu_exact_count(p) > big)
         abort();
+    check_packed(data, size, p);
     ompf_profile_destroy(p);
     return 0;
 }

@@ -1,7 +1,7 @@
 /* Packed profiles (profile.h, OMPF_LEAN_PACKED): for every column set, a
  * packed profile gives back each XU's whole record and parts exactly,
- * packed in memory or read so from a file, across the 65536-XU blocks of
- * its offsets; edge values (negative CPUs, times near 2^64, ends before
+ * packed in memory or read so from a file (70,000 XUs, more than one
+ * chunk of the file); edge values (negative CPUs, times near 2^64, ends before
  * starts, unsorted and equal parts, 40 parts) included; its values and
  * exact counts are the full profile's; and what cannot be done with it
  * says so. */
@@ -59,7 +59,7 @@ static void make_edges(void)
     edges[5].x = (ompf_xu_t){.id = 0, .start_ns = 0, .end_ns = 0};
 }
 
-/* 70000 generated XUs (two offset blocks), some with parts, exact counts
+/* 70000 generated XUs (two XUS chunks in the file), some with parts, exact counts
  * and missing values, then the edges. */
 static ompf_profile_t *make_profile(void)
 {
@@ -160,6 +160,7 @@ static void same_as_full(const ompf_profile_t *p, const ompf_profile_t *q)
         }
     }
     assert_true(with_parts > 70);
+    assert_int_equal(ompf_part_count(q), ompf_part_count(p));
 }
 
 static const unsigned flag_sets[] = {

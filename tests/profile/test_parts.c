@@ -2,7 +2,8 @@
  * both writers, a reader that does not know the chunk skips it, a
  * complete file whose parts do not match the XU's count is refused, parts
  * of XUs a file does not hold are ignored, truncation keeps one span;
- * many XUs' parts, shuffled over chunks, each XU's sorted back. */
+ * many XUs' parts, shuffled over chunks, each XU's sorted back; records
+ * that differ between the reader's two decodes are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -386,6 +387,69 @@ static void test_ties_and_shared_id(void **state)
     check_ties(40);
 }
 
+/* The reader decodes the PARTS chunks twice: counted, then written into
+ * their places.  Records that differ the second time (the file written
+ * while it was read) are refused, a record too many before it could
+ * write past its XU's places, too few before a place stays unfilled. */
+static void fill_with(const uint64_t *ids, size_t n, int *fill_rc, int *order_rc)
+{
+    fmt_buf_t first = {0}, second = {0};
+    ompf_part_t pt = {0, 10, 20};
+    fmt_enc_part(&first, 1, &pt);
+    fmt_enc_part(&first, 1, &pt); /* XU 1: two parts */
+    fmt_enc_part(&first, 2, &pt);
+    fmt_enc_part(&first, 2, &pt); /* XU 2: two parts */
+    for (size_t k = 0; k < n; k++)
+        fmt_enc_part(&second, ids[k], &pt);
+    assert_false(first.oom || second.oom);
+    ompf_profile_t *p;
+    assert_int_equal(ompf_profile_create(&p), 0);
+    ompf_construct_t c = {.module = "/bin/a", .build_id = "01", .offset = 9,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_construct_add(p, &c, NULL), 0);
+    for (uint64_t id = 1; id <= 2; id++) {
+        ompf_xu_t x = {.id = id, .parts = 2, .kind = OMPF_XU_TASK, .start_ns = 10,
+                       .end_ns = 20};
+        assert_int_equal(ompf_xu_add(p, &x, NULL), 0);
+    }
+    fmt_parts_t ps;
+    memset(&ps, 0, sizeof ps);
+    const char *what = "";
+    fmt_cur_t cur = {first.data, first.data + first.len, 0};
+    assert_int_equal(fmt_parts_decode(&ps, &cur, 4, &what), 0);
+    uint64_t dropped = 0;
+    char msg[200];
+    assert_int_equal(fmt_parts_claim(&ps, p, 0, &dropped, msg, sizeof msg), 0);
+    cur = (fmt_cur_t){second.data, second.data + second.len, 0};
+    *fill_rc = fmt_parts_fill(&ps, p, &cur, (uint32_t)n, &what);
+    *order_rc = *fill_rc ? 0 : fmt_parts_order(&ps, p, &what);
+    if (*fill_rc || *order_rc)
+        assert_non_null(strstr(what, "differ from those first read"));
+    fmt_parts_free(&ps);
+    fmt_buf_free(&first);
+    fmt_buf_free(&second);
+    ompf_profile_destroy(p);
+}
+
+static void test_changed_between_passes(void **state)
+{
+    (void)state;
+    int f, o;
+    static const uint64_t same[] = {2, 1, 2, 1}, more[] = {1, 1, 1, 2, 2},
+                          fewer[] = {1, 2, 2}, ghost[] = {1, 1, 9, 2, 2};
+    fill_with(same, 4, &f, &o); /* the same records in another order: fine */
+    assert_int_equal(f, 0);
+    assert_int_equal(o, 0);
+    fill_with(more, 5, &f, &o);
+    assert_int_equal(f, OMPF_EFORMAT);
+    fill_with(fewer, 3, &f, &o);
+    assert_int_equal(f, 0);
+    assert_int_equal(o, OMPF_EFORMAT);
+    fill_with(ghost, 5, &f, &o); /* a record of an id no XU has: skipped */
+    assert_int_equal(f, 0);
+    assert_int_equal(o, 0);
+}
+
 int main(void)
 {
     char *dir = gen_tmpdir();
@@ -396,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_many),
         cmocka_unit_test(test_ties_and_shared_id),
+        cmocka_unit_test(test_changed_between_passes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove(path);
