@@ -390,7 +390,8 @@ int rd_dec_exact(rd_t *r, fmt_cur_t *c, uint32_t count)
 int rd_dec_parts(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     const char *what = "";
-    /* A lean profile keeps no parts: checked, not stored. */
+    /* A lean profile keeps no parts (they are checked, not stored); a
+     * packed one does. */
     int rc = fmt_parts_decode(ompf__keeps_parts(r->p) ? &r->parts : NULL, c, count, &what);
     if (rc == OMPF_ENOMEM)
         return rd_oom(r);
