@@ -19,10 +19,10 @@
 static inline int dec_one(fmt_cur_t *c, uint64_t *id, ompf_part_t *pt, const char **what)
 {
     memset(pt, 0, sizeof *pt); /* its padding too: parts are compared bytewise */
-    *id = fmt_cur_uv(c);
-    uint64_t th = fmt_cur_uv(c);
-    pt->start_ns = fmt_cur_uv(c);
-    uint64_t dur = fmt_cur_uv(c);
+    *id = fmt_cur_uv_hot(c);
+    uint64_t th = fmt_cur_uv_hot(c);
+    pt->start_ns = fmt_cur_uv_hot(c);
+    uint64_t dur = fmt_cur_uv_hot(c);
     if (c->bad) {
         *what = "record past the payload end";
         return OMPF_EFORMAT;

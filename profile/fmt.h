@@ -156,7 +156,10 @@ typedef struct fmt_cur {
     int bad; /* sticky: read past the end or malformed varint */
 } fmt_cur_t;
 
-__attribute__((always_inline)) static inline uint64_t fmt_cur_uv(fmt_cur_t *c)
+/* fmt_cur_uv always inlined, for a hot loop that needs it (the reader's
+ * PARTS records, decoded twice: file_parts.c); elsewhere the compiler
+ * chooses, and inlining everywhere made reading other files slower. */
+__attribute__((always_inline)) static inline uint64_t fmt_cur_uv_hot(fmt_cur_t *c)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -176,6 +179,7 @@ __attribute__((always_inline)) static inline uint64_t fmt_cur_uv(fmt_cur_t *c)
     c->bad = 1;
     return 0;
 }
+static inline uint64_t fmt_cur_uv(fmt_cur_t *c) { return fmt_cur_uv_hot(c); }
 static inline int64_t fmt_cur_sv(fmt_cur_t *c) { return fmt_unzz(fmt_cur_uv(c)); }
 /* Skips n varints (for locating columns). */
 void fmt_cur_skip_uv(fmt_cur_t *c, uint64_t n);

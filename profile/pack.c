@@ -142,6 +142,18 @@ uint32_t ompf__xu_parts_field(const ompf_profile_t *p, size_t i)
 int ompf__pack_seal(ompf_profile_t *p)
 {
     size_t n = p->n_xu;
+    if (!p->n_part) { /* no parts: the records are packed already */
+        unsigned char *fit = p->pk ? realloc(p->pk, p->n_pk ? p->n_pk : 1) : malloc(1);
+        if (!fit)
+            return OMPF_ENOMEM;
+        p->pk = fit;
+        p->cap_pk = p->n_pk;
+        free(p->part_at);
+        p->part_at = NULL;
+        p->n_part_at = p->cap_part_at = 0;
+        p->pk_open = 0;
+        return 0;
+    }
     fmt_buf_t b = {0};
     if (fmt_buf_reserve(&b, p->n_pk + p->n_part * 8 + 64))
         return OMPF_ENOMEM;
