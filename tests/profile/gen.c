@@ -154,6 +154,15 @@ unsigned char *gen_slurp(const char *path, size_t *len)
     return b;
 }
 
+void gen_spit(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+        perror(path);
+        abort();
+    }
+}
+
 char *gen_tmpdir(void)
 {
     char *d = strdup("/tmp/ompf-test-XXXXXX");

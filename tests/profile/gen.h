@@ -23,6 +23,8 @@ ompf_profile_t *gen_profile(const gen_opts_t *o);
 
 /* Reads a whole file into memory (aborts on failure). */
 unsigned char *gen_slurp(const char *path, size_t *len);
+/* Writes len bytes of buf to path (a damaged or cut copy); aborts on error. */
+void gen_spit(const char *path, const void *buf, size_t len);
 
 /* A fresh temporary directory for the calling test (removed by gen_rmdir). */
 char *gen_tmpdir(void);
