@@ -270,6 +270,12 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
             }
         }
     }
+    /* Only the strategies walk the XUs by type: that list goes before the
+     * output is built (4 bytes an input XU of the peak). */
+    for (size_t r = 0; r < n; r++) {
+        free(c.runs[r].bytype);
+        c.runs[r].bytype = NULL;
+    }
     if (out ? (rc = fz_build_output(&c, forced, out))
             : (rc = fz_write_output(&c, forced, path)))
         goto done;

@@ -12,42 +12,6 @@
 
 /* ---- building the result -------------------------------------------------- */
 
-/* Node of the output profile for union node u (created on demand). */
-static int out_label(fz_ctx_t *c, ompf_profile_t *out, uint32_t *memo,
-                     uint32_t u, uint32_t *node)
-{
-    uint32_t path[256], *big = NULL, *pth = path;
-    size_t n = 0, cap = 256;
-    int rc = 0;
-    while (memo[u] == FZ_NONE) {
-        if (n == cap) {
-            uint32_t *nb = realloc(big, 2 * cap * sizeof *nb);
-            if (!nb) {
-                free(big);
-                return OMPF_ENOMEM;
-            }
-            if (!big)
-                memcpy(nb, path, n * sizeof *nb);
-            big = pth = nb;
-            cap *= 2;
-        }
-        pth[n++] = u;
-        u = ompf_label_parent(c->ut, u);
-    }
-    while (n) {
-        uint32_t v = pth[--n];
-        /* each union node once (memo), and the union trie holds each
-         * label once: no lookup needed */
-        if ((rc = ompf_label_append(out, memo[u], ompf_label_component(c->ut, v),
-                                    &memo[v])))
-            break;
-        u = v;
-    }
-    free(big);
-    *node = memo[u];
-    return rc;
-}
-
 static int copy_meta(fz_ctx_t *c, ompf_profile_t *out, const char *forced)
 {
     const ompf_profile_t *base = c->runs[c->order[0]].p;
@@ -178,6 +142,12 @@ typedef struct fz_rows {
     fz_ctx_t *c;
     uint32_t *sorted; /* nt tuples of n XU indices, base order */
     uint32_t *olab;   /* output label node of each */
+    /* The output's label trie, by reference to the union trie: output
+     * node j is union node rev[j], union node u output node memo[u]
+     * (FZ_NONE: not in the output).  8 bytes a node where a copy of the
+     * trie took 16 (the streamed output never builds one). */
+    uint32_t *memo, *rev;
+    size_t n_olab;
     size_t nt;
     uint64_t *ex;     /* exact counts (XU id, event, count) when streaming */
     size_t n_ex, cap_ex;
@@ -185,7 +155,40 @@ typedef struct fz_rows {
     uint32_t cap_pbuf;
 } fz_rows_t;
 
-static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
+/* The output node of union node u: its path from the nearest node
+ * already in the output gets nodes, top-down, as XUs in the output's
+ * order reach them (the order a trie built label by label would have).
+ * Each union node once, and the union trie holds each label once. */
+static int out_label(const fz_ctx_t *c, fz_rows_t *R, uint32_t u, uint32_t *node)
+{
+    uint32_t path[256], *big = NULL, *pth = path;
+    size_t n = 0, cap = 256;
+    while (R->memo[u] == FZ_NONE) {
+        if (n == cap) {
+            uint32_t *nb = realloc(big, 2 * cap * sizeof *nb);
+            if (!nb) {
+                free(big);
+                return OMPF_ENOMEM;
+            }
+            if (!big)
+                memcpy(nb, path, n * sizeof *nb);
+            big = pth = nb;
+            cap *= 2;
+        }
+        pth[n++] = u;
+        u = ompf_label_parent(c->ut, u);
+    }
+    while (n) {
+        u = pth[--n];
+        R->rev[R->n_olab] = u;
+        R->memo[u] = (uint32_t)R->n_olab++;
+    }
+    free(big);
+    *node = R->memo[u];
+    return 0;
+}
+
+static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
 {
     size_t n = c->n, b = c->order[0], nt = c->res.n;
     memset(R, 0, sizeof *R);
@@ -221,22 +224,24 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
     c->res.lab = NULL;
     c->res.cap = 0;
     size_t nu = ompf_label_count(c->ut);
-    uint32_t *memo = malloc(nu * sizeof *memo);
+    R->memo = malloc(nu * sizeof *R->memo);
+    R->rev = malloc(nu * sizeof *R->rev); /* at most every union node */
     R->olab = malloc((nt ? nt : 1) * sizeof *R->olab);
-    if (!memo || !R->olab) {
-        free(memo);
+    if (!R->memo || !R->rev || !R->olab) {
         free(ul);
         return OMPF_ENOMEM;
     }
     for (size_t i = 0; i < nu; i++)
-        memo[i] = FZ_NONE;
-    memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
+        R->memo[i] = FZ_NONE;
+    R->memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
+    R->rev[0] = OMPF_LABEL_ROOT;
+    R->n_olab = 1;
     /* LGL joins on the union node: every member of a tuple has the base's
      * label, and their common prefix is that label. */
     int same = c->opts->strategy == OMPF_FUSE_LGL;
     int rc = 0;
     for (size_t i = 0; ul && i < nt && !rc; i++)
-        rc = out_label(c, out, memo, ul[i], &R->olab[i]);
+        rc = out_label(c, R, ul[i], &R->olab[i]);
     for (size_t i = 0; !ul && i < nt && !rc; i++) {
         /* Other runs' XUs are in random places: fetch the records 16
          * tuples ahead and the label maps 8 ahead, so the misses overlap. */
@@ -257,9 +262,8 @@ static int prepare_rows(fz_ctx_t *c, ompf_profile_t *out, fz_rows_t *R)
         uint32_t u = fz_xu_ulab(&c->runs[b], tp[b]);
         for (size_t r = 0; r < n && !same; r++)
             u = fz_lca(c, u, fz_xu_ulab(&c->runs[r], tp[r]));
-        rc = out_label(c, out, memo, u, &R->olab[i]);
+        rc = out_label(c, R, u, &R->olab[i]);
     }
-    free(memo);
     free(ul);
     return rc;
 }
@@ -268,6 +272,8 @@ static void free_rows(fz_rows_t *R)
 {
     free(R->sorted);
     free(R->olab);
+    free(R->memo);
+    free(R->rev);
     free(R->ex);
     free(R->pbuf);
 }
@@ -357,6 +363,28 @@ static int set_exact(void *out, size_t i, uint32_t g, uint64_t ex)
     return ompf_xu_value_set_u64(out, i, g, ex);
 }
 
+/* Node parent and component of the output trie (prepare_rows). */
+static void label_of(const fz_rows_t *R, uint32_t node, uint32_t *parent, uint64_t *comp)
+{
+    uint32_t u = R->rev[node];
+    *parent = R->memo[ompf_label_parent(R->c->ut, u)];
+    *comp = ompf_label_component(R->c->ut, u);
+}
+
+/* The output trie into out's own (a profile in memory holds its labels);
+ * node j there is node j of prepare_rows. */
+static int copy_labels(const fz_rows_t *R, ompf_profile_t *out)
+{
+    int rc = 0;
+    for (uint32_t j = 1; j < R->n_olab && !rc; j++) {
+        uint32_t parent;
+        uint64_t comp;
+        label_of(R, j, &parent, &comp);
+        rc = ompf_label_append(out, parent, comp, NULL);
+    }
+    return rc;
+}
+
 int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
 {
     ompf_profile_t *out = NULL;
@@ -369,7 +397,7 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
     size_t nt = c->res.n, b = c->order[0];
     vals = malloc((c->n_events ? c->n_events : 1) * sizeof *vals);
     uint64_t *prov = malloc(c->n * sizeof *prov);
-    if (!vals || !prov || (rc = prepare_rows(c, out, &R)) ||
+    if (!vals || !prov || (rc = prepare_rows(c, &R)) || (rc = copy_labels(&R, out)) ||
         (rc = ompf_xu_reserve(out, nt))) {
         rc = rc ? rc : OMPF_ENOMEM;
         goto fail;
@@ -467,6 +495,11 @@ static const ompf_part_t *feed_parts(void *ctx, size_t i, uint32_t *np,
     return pt;
 }
 
+static void feed_label(void *ctx, uint32_t node, uint32_t *parent, uint64_t *comp)
+{
+    label_of(ctx, node, parent, comp);
+}
+
 int fz_write_output(fz_ctx_t *c, const char *forced, const char *path)
 {
     ompf_profile_t *hdr = NULL;
@@ -475,8 +508,8 @@ int fz_write_output(fz_ctx_t *c, const char *forced, const char *path)
     int rc = build_header(c, forced, &hdr);
     if (rc)
         return rc;
-    if (!(rc = prepare_rows(c, hdr, &R))) {
-        ompf_xu_feed_t f = {R.nt, &R, feed_rows, feed_exact, feed_parts};
+    if (!(rc = prepare_rows(c, &R))) {
+        ompf_xu_feed_t f = {R.nt, &R, feed_rows, feed_exact, feed_parts, R.n_olab, feed_label};
         rc = ompf_profile_write_feed(hdr, &f, path, c->err);
     }
     free_rows(&R);

@@ -190,7 +190,23 @@ int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t co
     return walk(ps, p, c, count, what);
 }
 
-int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, const char **what)
+int fmt_parts_ready(fmt_parts_t *ps, ompf_profile_t *p, size_t *next)
+{
+    size_t nxu = ompf_xu_count(p), i = *next;
+    int rc = 0;
+    for (; i < nxu && !rc; i++) {
+        if (i >= p->n_part_at || !p->part_at[i])
+            continue; /* takes no parts */
+        uint32_t g = fmt_idmap_get(&ps->grp, ompf__xu_id(p, i));
+        if (ps->slot[g] != ps->cnt[g])
+            break; /* places still empty */
+        rc = order_parts(p->part + p->part_at[i] - 1, ompf__xu_parts_field(p, i));
+    }
+    *next = rc ? *next : i;
+    return rc;
+}
+
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, size_t from, const char **what)
 {
     if (!ps->n)
         return 0;
@@ -201,7 +217,7 @@ int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, const char **what)
         }
     size_t nxu = ompf_xu_count(p);
     int rc = 0;
-    for (size_t i = 0; i < nxu && !rc; i++)
+    for (size_t i = from; i < nxu && !rc; i++)
         if (ompf_xu_has_parts(p, i))
             rc = order_parts(p->part + p->part_at[i] - 1, ompf__xu_parts_field(p, i));
     return rc;

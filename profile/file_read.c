@@ -213,6 +213,7 @@ static int pass1(rd_t *r)
                 return rc;
         }
         off += FMT_CHUNK_HEADER_SIZE + (size_t)h.stored;
+        rd_release(r, off);
         if (r->have_end) {
             r->chunk_type = 0;
             if (off != r->len)
@@ -262,6 +263,7 @@ static void rd_free(rd_t *r)
     fmt_idmap_free(&r->con_map);
     fmt_idmap_free(&r->lab_map);
     free(r->lab);
+    free(r->lab_in);
     free(r->lab_node);
     for (size_t i = 0; i < r->n_th; i++)
         free(r->th[i].vals);
@@ -275,8 +277,8 @@ static void rd_free(rd_t *r)
 /* flags: 0, or OMPF_LEAN with its options; labels: NULL, or the shared
  * trie (ompf_profile_read_into). */
 static int read_mem(const void *buf, size_t len, const char *name, unsigned flags,
-                    ompf_profile_t *labels, ompf_profile_t **out, ompf_read_info_t *info,
-                    ompf_error_t *err)
+                    int own_map, ompf_profile_t *labels, ompf_profile_t **out,
+                    ompf_read_info_t *info, ompf_error_t *err)
 {
     ompf_read_info_t dummy;
     if (!info)
@@ -285,7 +287,8 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     if (!out)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_mem: no output pointer");
     *out = NULL;
-    rd_t r = {.buf = buf, .len = buf ? len : 0, .name = name ? name : "(memory)", .err = err};
+    rd_t r = {.buf = buf, .len = buf ? len : 0, .name = name ? name : "(memory)", .err = err,
+              .own_map = own_map};
     int rc = check_header(&r);
     if (!rc && ompf_profile_create(&r.p))
         rc = rd_oom(&r);
@@ -349,7 +352,7 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name, ompf_profile_t **out,
                           ompf_read_info_t *info, ompf_error_t *err)
 {
-    return read_mem(buf, len, name, 0, NULL, out, info, err);
+    return read_mem(buf, len, name, 0, 0, NULL, out, info, err);
 }
 
 static int read_file(const char *path, unsigned flags, ompf_profile_t *labels,
@@ -381,7 +384,7 @@ static int read_file(const char *path, unsigned flags, ompf_profile_t *labels,
         }
     }
     close(fd);
-    int rc = read_mem(map, len, path, flags, labels, out, info, err);
+    int rc = read_mem(map, len, path, flags, 1, labels, out, info, err);
     if (map)
         munmap(map, len);
     return rc;

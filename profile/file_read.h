@@ -37,6 +37,13 @@ typedef struct thread_rec {
     double *vals; /* 4 x n_events */
 } thread_rec_t;
 
+/* A label record while the file is read: its id is only the key of
+ * lab_map (16 bytes a label, not 24: a task program has one or two
+ * labels per task). */
+typedef struct rd_lab {
+    uint64_t parent, comp;
+} rd_lab_t;
+
 typedef struct rd {
     const unsigned char *buf;
     size_t len;
@@ -62,8 +69,10 @@ typedef struct rd {
 
     fmt_idmap_t con_map; /* construct id -> construct index */
 
-    fmt_label_rec_t *lab;
+    rd_lab_t *lab;       /* by record index; the id is the lab_map key */
     size_t n_lab, cap_lab;
+    fmt_label_rec_t *lab_in; /* one chunk's records, with their ids */
+    size_t cap_lab_in;
     fmt_idmap_t lab_map; /* label id -> record index; after resolution,
                             label id -> trie node or LABEL_DROPPED */
     uint32_t *lab_node;  /* record index -> trie node (NONE32: dropped) */
@@ -88,6 +97,12 @@ typedef struct rd {
                                (a read that keeps parts: full or packed) */
     size_t n_parts_loc, cap_parts_loc;
     uint64_t parts_dropped; /* XUs whose parts were lost (truncated) */
+
+    /* The file mapped by the reader itself (read_file): each pass drops
+     * the pages it is done with (rd_release); released: bytes from buf
+     * dropped so far in this pass. */
+    int own_map;
+    size_t released;
 } rd_t;
 
 #define MALFORMED "malformed payload (the file is damaged or was not written by ompfuse)"
@@ -118,6 +133,20 @@ int rd_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int rd_payload(rd_t *r, const fmt_chunk_hdr_t *h, const unsigned char *stored,
                fmt_cur_t *out);
 int rd_finish_payload(rd_t *r, const fmt_cur_t *c);
+/* The pages of the mapped file below offset upto go back to the system
+ * (a later access faults them in again from the page cache): a pass past
+ * them keeps a few megabytes of the file resident, not all of it.
+ * Nothing when the caller gave the buffer (ompf_profile_read_mem).
+ * rd_release_restart begins a pass from the start of the file. */
+static inline void rd_release(rd_t *r, size_t upto)
+{
+    if (r->own_map)
+        ompf__give_back(r->buf, &r->released, upto);
+}
+static inline void rd_release_restart(rd_t *r)
+{
+    r->released = 0;
+}
 
 /* Pass-1 decoders (file_read_chunks.c). */
 int rd_dec_meta(rd_t *r, fmt_cur_t *c, uint32_t count);

@@ -185,9 +185,11 @@ int rd_dec_constructs(rd_t *r, fmt_cur_t *c, uint32_t count)
     return rc ? rc : rd_finish_payload(r, c);
 }
 
-/* Registers the count label nodes decoded at r->lab + r->n_lab. */
+/* Registers count label records (a chunk's, decoded in r->lab_in). */
 static int add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
 {
+    if (rd_grow((void **)&r->lab, &r->cap_lab, r->n_lab + count, sizeof *r->lab))
+        return rd_oom(r);
     for (size_t i = 0; i < count; i++) {
         uint32_t old;
         if (fmt_idmap_put(&r->lab_map, l[i].id, (uint32_t)(r->n_lab + i), &old))
@@ -196,6 +198,7 @@ static int add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
                               r->lab[old].comp != l[i].comp))
             return rd_fail(r, OMPF_EFORMAT, "label id %llu is defined twice with different "
                         "content; " MALFORMED, (unsigned long long)l[i].id);
+        r->lab[r->n_lab + i] = (rd_lab_t){l[i].parent, l[i].comp};
     }
     r->n_lab += count;
     return 0;
@@ -203,9 +206,9 @@ static int add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
 
 int rd_dec_labels(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
-    if (rd_grow((void **)&r->lab, &r->cap_lab, r->n_lab + count, sizeof *r->lab))
+    if (rd_grow((void **)&r->lab_in, &r->cap_lab_in, count, sizeof *r->lab_in))
         return rd_oom(r);
-    fmt_label_rec_t *l = r->lab + r->n_lab;
+    fmt_label_rec_t *l = r->lab_in;
     uint64_t prev = 0;
     for (uint32_t i = 0; i < count; i++) {
         l[i].id = prev + (uint64_t)fmt_cur_sv(c);
@@ -287,13 +290,13 @@ int rd_dec_paths(rd_t *r, fmt_cur_t *c, uint32_t count)
     for (unsigned j = 0; j < FMT_PATH_MAX; j++)
         rd_mcol_begin(r, &mc[j], c, per[j], 1, 0);
     int rc = rd_finish_payload(r, c);
-    if (!rc && rd_grow((void **)&r->lab, &r->cap_lab, r->n_lab + nodes, sizeof *r->lab))
+    if (!rc && rd_grow((void **)&r->lab_in, &r->cap_lab_in, nodes, sizeof *r->lab_in))
         rc = rd_oom(r);
     if (rc) {
         free(nn);
         return rc;
     }
-    fmt_label_rec_t *l = r->lab + r->n_lab;
+    fmt_label_rec_t *l = r->lab_in;
     uint64_t first = 0, parent = 0, prevc[FMT_PATH_MAX] = {0};
     size_t at = 0;
     for (uint32_t i = 0; i < count && !rc; i++) {
@@ -409,8 +412,11 @@ int rd_attach_parts(rd_t *r)
         return rd_oom(r);
     if (rc)
         return rd_fail(r, rc, "%s; " MALFORMED, msg);
+    rd_release_restart(r);
+    size_t ready = 0; /* XUs before it are sealed (packed) */
     for (size_t k = 0; k < r->n_parts_loc; k++) {
         const xus_loc_t *loc = &r->parts_loc[k];
+        rd_release(r, loc->off);
         r->chunk_index = loc->chunk;
         r->chunk_off = loc->off;
         r->chunk_type = FMT_CHUNK_PARTS;
@@ -421,10 +427,15 @@ int rd_attach_parts(rd_t *r)
         /* pass 1 decoded these very records without error */
         if ((rc = fmt_parts_fill(&r->parts, r->p, &c, loc->h.count, &what)))
             return rd_fail(r, rc, "%s", what);
+        /* packed: the XUs whose parts are all here are sealed now, and
+           the memory of their unpacked parts given back (pack.c) */
+        if (r->p->pk_open && ((rc = fmt_parts_ready(&r->parts, r->p, &ready)) ||
+                              (rc = ompf__pack_seal_upto(r->p, ready))))
+            return rd_oom(r);
     }
     r->chunk_type = 0;
     const char *what = "";
-    rc = fmt_parts_order(&r->parts, r->p, &what);
+    rc = fmt_parts_order(&r->parts, r->p, ready, &what);
     if (rc == OMPF_ENOMEM)
         return rd_oom(r);
     return rc ? rd_fail(r, rc, "%s", what) : 0;

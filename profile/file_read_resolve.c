@@ -54,23 +54,38 @@ static int build_threads(rd_t *r)
     return 0;
 }
 
+/* The id of label record k, for a message (the records keep none). */
+static unsigned long long lab_id(const rd_t *r, uint32_t k)
+{
+    uint64_t id = 0;
+    fmt_idmap_key_of(&r->lab_map, k, &id);
+    return (unsigned long long)id;
+}
+
+#define NEW (UINT32_MAX - 2)      /* lab_node: a record not yet seen */
+#define ON_STACK (UINT32_MAX - 3) /* on the chain being resolved */
+
 /* Walks each label's parent chain up to a resolved node and creates the
  * trie nodes on the way back.  Detects cycles and dangling parents.
  * append: the trie holds the root alone, and the nodes are appended
  * without looking for equal ones (build_labels checks that afterwards). */
 static int resolve_labels(rd_t *r, int append)
 {
-    size_t n = r->n_lab;
-    unsigned char *state = calloc(n + 1, 1); /* 0 new, 1 on stack, 2 done */
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    size_t n = r->n_lab, cap_stack = 256;
+    /* A record's state is in lab_node: NEW, ON_STACK, or done (its node,
+     * NONE32 when dropped); trie nodes stay below both marks. */
+    for (size_t i = 0; i < n; i++)
+        r->lab_node[i] = NEW;
+    /* the chain being resolved: short, since records mostly come parent
+     * first (grown as needed, not n entries) */
+    uint32_t *stack = malloc(cap_stack * sizeof *stack);
     /* n records make at most n nodes: the trie never rehashes (a shared
      * trie mostly holds them already: room for the larger of the two).
      * Appending needs no hash. */
     size_t have = ompf_label_count(r->lt);
-    if (!state || !stack ||
+    if (!stack ||
         (append ? ompf__grow((void **)&r->lt->lab, &r->lt->cap_lab, n + 1, sizeof *r->lt->lab)
                 : ompf_label_reserve(r->lt, have > n + 1 ? have : n + 1))) {
-        free(state);
         free(stack);
         return rd_oom(r);
     }
@@ -93,25 +108,34 @@ static int resolve_labels(rd_t *r, int append)
             uint32_t pr = pid ? fmt_idmap_get(&r->lab_map, pid) : NONE32;
             if (!pid)
                 ompf_label_prefetch(r->lt, OMPF_LABEL_ROOT, r->lab[a].comp, (int)s);
-            else if (pr < n && state[pr] == 2 && r->lab_node[pr] != NONE32)
+            else if (pr < n && r->lab_node[pr] < ON_STACK)
                 ompf_label_prefetch(r->lt, r->lab_node[pr], r->lab[a].comp, (int)s);
         }
-        if (state[i] == 2)
-            continue;
+        if (r->lab_node[i] < ON_STACK || r->lab_node[i] == NONE32)
+            continue; /* done */
         size_t sp = 0;
         uint32_t cur = (uint32_t)i;
         uint32_t top_node = NONE32; /* node of the resolved ancestor */
         for (;;) {
-            if (state[cur] == 2) {
+            if (r->lab_node[cur] < ON_STACK || r->lab_node[cur] == NONE32) {
                 top_node = r->lab_node[cur];
                 break;
             }
-            if (state[cur] == 1) {
+            if (r->lab_node[cur] == ON_STACK) {
                 rc = rd_fail(r, OMPF_EFORMAT, "label ids form a cycle through id %llu (a node is "
-                          "its own ancestor); " MALFORMED, (unsigned long long)r->lab[cur].id);
+                          "its own ancestor); " MALFORMED, lab_id(r, cur));
                 break;
             }
-            state[cur] = 1;
+            if (sp == cap_stack) {
+                uint32_t *ns = realloc(stack, 2 * cap_stack * sizeof *ns);
+                if (!ns) {
+                    rc = rd_oom(r);
+                    break;
+                }
+                stack = ns;
+                cap_stack *= 2;
+            }
+            r->lab_node[cur] = ON_STACK;
             stack[sp++] = cur;
             uint64_t pid = r->lab[cur].parent;
             if (pid == 0) {
@@ -123,7 +147,7 @@ static int resolve_labels(rd_t *r, int append)
                 if (!r->truncated) {
                     rc = rd_fail(r, OMPF_EFORMAT, "label id %llu has parent id %llu, which is "
                               "not defined (dangling id); " MALFORMED,
-                              (unsigned long long)r->lab[cur].id, (unsigned long long)pid);
+                              lab_id(r, cur), (unsigned long long)pid);
                     break;
                 }
                 top_node = NONE32; /* lost with the truncated tail */
@@ -145,23 +169,21 @@ static int resolve_labels(rd_t *r, int append)
                                               OMPF_MAX_LABEL_DEPTH) {
                     rc = rd_fail(r, OMPF_ERANGE, "label id %llu is deeper than %u components, "
                               "the limit OMPF_MAX_LABEL_DEPTH (docs/format.md, Limits)",
-                              (unsigned long long)r->lab[k].id, OMPF_MAX_LABEL_DEPTH);
+                              lab_id(r, k), OMPF_MAX_LABEL_DEPTH);
                     break;
                 }
                 if (arc) {
                     rc = arc == OMPF_ENOMEM ? rd_oom(r)
                                             : rd_fail(r, OMPF_EFORMAT, "label id %llu cannot be "
-                                                   "added (%s)", (unsigned long long)r->lab[k].id,
+                                                   "added (%s)", lab_id(r, k),
                                                    ompf_strerror(arc));
                     break;
                 }
             }
             r->lab_node[k] = node;
-            state[k] = 2;
             top_node = node;
         }
     }
-    free(state);
     free(stack);
     return rc;
 }
@@ -212,9 +234,9 @@ static int build_labels(rd_t *r)
     /* From now on the map gives trie nodes directly: the records can go
      * before the XUs are loaded (peak memory). */
     for (size_t i = 0; i < n; i++)
-        if (fmt_idmap_get(&r->lab_map, r->lab[i].id) == i)
-            fmt_idmap_set(&r->lab_map, r->lab[i].id,
-                          r->lab_node[i] == NONE32 ? LABEL_DROPPED : r->lab_node[i]);
+        if (r->lab_node[i] == NONE32)
+            r->lab_node[i] = LABEL_DROPPED;
+    fmt_idmap_remap(&r->lab_map, r->lab_node);
     free(r->lab);
     free(r->lab_node);
     r->lab = NULL;

@@ -169,8 +169,11 @@ int rd_pass2(rd_t *r)
     if (want)
         (void)ompf_xu_reserve(r->p, (size_t)want);
     int rc = 0;
-    for (size_t i = 0; i < r->n_xus && !rc; i++)
+    rd_release_restart(r);
+    for (size_t i = 0; i < r->n_xus && !rc; i++) {
         rc = dec_xus(r, &r->xus[i], row);
+        rd_release(r, r->xus[i].off + FMT_CHUNK_HEADER_SIZE + (size_t)r->xus[i].h.stored);
+    }
     free(row);
     /* A lean profile keeps no parts (profile.h), unless it packs them. */
     if (!rc && ompf__keeps_parts(r->p))

@@ -216,17 +216,26 @@ static int write_body(wctx_t *w, const ompf_profile_t *p, const ompf_xu_feed_t *
     }
 
     /* Labels before XUs: a truncated file then loses XUs, not references. */
-    size_t n_lab = ompf_label_count(p);
+    int fed = feed && feed->label; /* the feed holds them (file.h) */
+    size_t n_lab = fed ? feed->n_labels : ompf_label_count(p);
+    if (fed && ompf_label_count(p) != 1)
+        return ompf_error_set(w->err, OMPF_EINVAL, "%s: labels both in the header and in the "
+                              "feed", w->tmp);
     fmt_label_rec_t *lab = malloc(FMT_LABELS_PER_CHUNK * sizeof *lab);
     if (!lab)
         return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
     for (size_t i = 1; i < n_lab; i += FMT_LABELS_PER_CHUNK) {
         size_t k = n_lab - i < FMT_LABELS_PER_CHUNK ? n_lab - i : FMT_LABELS_PER_CHUNK;
         for (size_t j = 0; j < k; j++) {
-            uint32_t node = (uint32_t)(i + j);
+            uint32_t node = (uint32_t)(i + j), parent;
             lab[j].id = node;
-            lab[j].parent = ompf_label_parent(p, node);
-            lab[j].comp = ompf_label_component(p, node);
+            if (fed) {
+                feed->label(feed->ctx, node, &parent, &lab[j].comp);
+                lab[j].parent = parent;
+            } else {
+                lab[j].parent = ompf_label_parent(p, node);
+                lab[j].comp = ompf_label_component(p, node);
+            }
         }
         fmt_enc_labels(&w->payload, lab, k);
         if ((rc = emit(w, FMT_CHUNK_LABELS, k))) {

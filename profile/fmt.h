@@ -333,6 +333,11 @@ int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old);
 uint32_t fmt_idmap_get(const fmt_idmap_t *m, uint64_t key);
 /* Overwrites the value of a present key (val must not be UINT32_MAX). */
 void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val);
+/* Every value v becomes to[v] (none may become UINT32_MAX). */
+void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to);
+/* The key of an entry whose value is val, in *key: 1, or 0 when none
+ * has it.  A scan of the whole map: for error messages. */
+int fmt_idmap_key_of(const fmt_idmap_t *m, uint32_t val, uint64_t *key);
 
 /* The reader's PARTS records (file_parts.c), attached without holding
  * them: pass 1 counts each XU id's records (fmt_parts_decode), and once
@@ -368,11 +373,17 @@ int fmt_parts_claim(fmt_parts_t *ps, ompf_profile_t *p, int truncated, uint64_t 
  * them), each written to its XU's place. */
 int fmt_parts_fill(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count,
                    const char **what);
-/* Each XU's parts by start, then end, in file order where both are
- * equal; 0, OMPF_ENOMEM, or OMPF_EFORMAT (what says why) when the fill
- * did not meet exactly the records first counted (the file changed
- * between the two decodes; fmt_parts_fill refuses a record too many). */
-int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, const char **what);
+/* Moves *next past the XUs from *next on whose places are all filled,
+ * in XU order, sorting each one's parts as fmt_parts_order does: a
+ * packed read seals them while later chunks are filled.  0 or
+ * OMPF_ENOMEM. */
+int fmt_parts_ready(fmt_parts_t *ps, ompf_profile_t *p, size_t *next);
+/* Each XU's parts from XU from on by start, then end, in file order
+ * where both are equal; 0, OMPF_ENOMEM, or OMPF_EFORMAT (what says why)
+ * when the fill did not meet exactly the records first counted (the file
+ * changed between the two decodes; fmt_parts_fill refuses a record too
+ * many). */
+int fmt_parts_order(fmt_parts_t *ps, ompf_profile_t *p, size_t from, const char **what);
 void fmt_parts_free(fmt_parts_t *ps);
 
 #endif

@@ -202,3 +202,39 @@ void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val)
         }
     }
 }
+
+/* Every value slot of m, direct tables and hash alike: fn(slot, key). */
+#define IDMAP_EACH(m, KEY, VAL, BODY)                                                  \
+    do {                                                                               \
+        for (uint64_t s_ = 0; !(m)->hashed && s_ < ((m)->seg ? FMT_IDMAP_SEGS : 1u); s_++) { \
+            const fmt_idmap_seg_t *g_ = s_ ? &(m)->seg[s_] : &(m)->seg0;               \
+            for (size_t i_ = 0; i_ < g_->cap; i_++) {                                  \
+                uint32_t *VAL = &g_->dense[i_];                                        \
+                uint64_t KEY = s_ << FMT_IDMAP_SEG_BITS | i_;                          \
+                if (*VAL != IDMAP_NONE) {                                              \
+                    BODY;                                                              \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+        for (size_t i_ = 0; (m)->hashed && i_ < (m)->cap; i_++) {                      \
+            uint32_t *VAL = &(m)->vals[i_];                                            \
+            uint64_t KEY = (m)->keys[i_];                                              \
+            if (*VAL != IDMAP_NONE) {                                                  \
+                BODY;                                                                  \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
+void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to)
+{
+    IDMAP_EACH(m, key, v, (void)key; *v = to[*v]);
+}
+
+int fmt_idmap_key_of(const fmt_idmap_t *m, uint32_t val, uint64_t *key)
+{
+    IDMAP_EACH(m, k, v, if (*v == val) {
+        *key = k;
+        return 1;
+    });
+    return 0;
+}

@@ -63,6 +63,7 @@ void ompf__lean_free(ompf_profile_t *p)
     free(p->lx_start);
     free(p->lx_end);
     free(p->pk);
+    free(p->pk_new);
     free(p->pk_at);
 }
 

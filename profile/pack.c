@@ -139,48 +139,64 @@ uint32_t ompf__xu_parts_field(const ompf_profile_t *p, size_t i)
     return (uint32_t)(get_uv(&c) >> 1);
 }
 
-int ompf__pack_seal(ompf_profile_t *p)
+int ompf__pack_seal_upto(ompf_profile_t *p, size_t upto)
 {
-    size_t n = p->n_xu;
-    if (!p->n_part) { /* no parts: the records are packed already */
-        unsigned char *fit = p->pk ? realloc(p->pk, p->n_pk ? p->n_pk : 1) : malloc(1);
-        if (!fit)
-            return OMPF_ENOMEM;
-        p->pk = fit;
-        p->cap_pk = p->n_pk;
-        free(p->part_at);
-        p->part_at = NULL;
-        p->n_part_at = p->cap_part_at = 0;
-        p->pk_open = 0;
+    if (!p->n_part || upto <= p->pk_sealed) /* no parts: ompf__pack_seal */
         return 0;
-    }
-    fmt_buf_t b = {0};
-    if (fmt_buf_reserve(&b, p->n_pk + p->n_part * 8 + 64))
+    fmt_buf_t b = {p->pk_new, p->n_pk_new, p->cap_pk_new, 0};
+    if (!b.data && fmt_buf_reserve(&b, p->n_pk + p->n_part * 8 + 64))
         return OMPF_ENOMEM;
     /* each record again, now with its parts; each offset is read before
        it is rewritten */
-    for (size_t i = 0; i < n && !b.oom; i++) {
+    size_t i = p->pk_sealed;
+    for (; i < upto; i++) {
         const unsigned char *c = p->pk + p->pk_at[i];
-        p->pk_at[i] = b.len;
+        size_t at = b.len;
         ompf_xu_t x;
         get_fields(p, i, &x, &c);
-        const ompf_part_t *pt =
-            i < p->n_part_at && p->part_at[i] ? p->part + p->part_at[i] - 1 : NULL;
+        const ompf_part_t *pt = NULL;
+        if (i < p->n_part_at && p->part_at[i]) {
+            pt = p->part + p->part_at[i] - 1;
+            p->part_end = p->part_at[i] - 1 + x.parts;
+        }
         put_record(&b, &x, pt, x.parts, p->lean);
+        if (b.oom)
+            break;
+        p->pk_at[i] = at;
     }
-    if (b.oom) {
-        fmt_buf_free(&b);
+    p->pk_new = b.data;
+    p->n_pk_new = b.len;
+    p->cap_pk_new = b.cap;
+    p->pk_sealed = i;
+    if (b.oom)
         return OMPF_ENOMEM;
+    ompf__give_back(p->pk, &p->pk_gone, i < p->n_xu ? p->pk_at[i] : p->n_pk);
+    ompf__give_back(p->part, &p->part_gone, p->part_end * sizeof *p->part);
+    return 0;
+}
+
+int ompf__pack_seal(ompf_profile_t *p)
+{
+    int rc = ompf__pack_seal_upto(p, p->n_xu);
+    if (rc)
+        return rc;
+    if (p->pk_new) { /* the records with their parts replace those without */
+        free(p->pk);
+        p->pk = p->pk_new;
+        p->n_pk = p->n_pk_new;
+        p->pk_new = NULL;
     }
-    free(p->pk);
-    unsigned char *fit = realloc(b.data, b.len ? b.len : 1);
-    p->pk = fit ? fit : b.data;
-    p->n_pk = p->cap_pk = b.len;
+    unsigned char *fit = p->pk ? realloc(p->pk, p->n_pk ? p->n_pk : 1) : malloc(1);
+    if (!fit)
+        return OMPF_ENOMEM;
+    p->pk = fit;
+    p->cap_pk = p->n_pk;
     free(p->part);
     free(p->part_at);
     p->part = NULL;
     p->part_at = NULL;
     p->n_part = p->cap_part = p->n_part_at = p->cap_part_at = 0;
+    p->n_pk_new = p->cap_pk_new = p->pk_sealed = p->pk_gone = p->part_end = p->part_gone = 0;
     p->pk_open = 0;
     return 0;
 }

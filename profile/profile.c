@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "profile_internal.h"
 
@@ -19,6 +21,22 @@ char *ompf__strdup(const char *s)
     if (d)
         memcpy(d, s, n);
     return d;
+}
+
+void ompf__give_back(const void *base, size_t *gone, size_t upto)
+{
+    static size_t page;
+    if (!page) {
+        long pg = sysconf(_SC_PAGESIZE);
+        page = pg > 0 ? (size_t)pg : 4096;
+    }
+    uintptr_t b = (uintptr_t)base, lo = b + *gone, hi = b + upto;
+    lo = (lo + page - 1) & ~(uintptr_t)(page - 1);
+    hi &= ~(uintptr_t)(page - 1); /* the page holding upto may be in use */
+    if (!base || hi < lo + ((uintptr_t)4 << 20))
+        return; /* a call per 4 MiB, not per chunk or XU */
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: may fail */
+    *gone = hi - b;
 }
 
 /* Grows *arr (elements of size elem) so that it holds at least need. */

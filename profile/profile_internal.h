@@ -52,8 +52,14 @@ struct ompf_profile {
     size_t n_pk, cap_pk;
     uint64_t *pk_at;
     /* Packing as the XUs come (the reader): records without parts, whose
-     * parts wait in part[] until ompf__pack_seal. */
+     * parts wait in part[] until they are sealed with them into pk_new
+     * (ompf__pack_seal_upto, ompf__pack_seal): XUs below pk_sealed are
+     * sealed, and the pages of pk and part[] behind them given back
+     * (pk_gone, part_gone: bytes given back; part_end: the end of the
+     * parts sealed so far). */
     int pk_open;
+    unsigned char *pk_new;
+    size_t n_pk_new, cap_pk_new, pk_sealed, pk_gone, part_end, part_gone;
     double *values; /* n_xu x n_ev, row-major */
 
     /* Recorded parts (parts.c): XU i's are part[part_at[i] - 1 ..] (its
@@ -135,6 +141,11 @@ int ompf__pack_open(ompf_profile_t *p);
 int ompf__pack_grow(ompf_profile_t *p, size_t cap);
 int ompf__pack_add(ompf_profile_t *p, size_t i, const ompf_xu_t *x);
 int ompf__pack_seal(ompf_profile_t *p);
+/* Seals XUs [pk_sealed, upto), whose parts are all in part[] and sorted,
+ * and gives back the memory of their records and parts: the reader calls
+ * it as the parts come, so that a task program's parts (24 bytes each, a
+ * few per task) are never all unpacked at once.  0 or OMPF_ENOMEM. */
+int ompf__pack_seal_upto(ompf_profile_t *p, size_t upto);
 /* XU i's parts field, full or packed. */
 uint32_t ompf__xu_parts_field(const ompf_profile_t *p, size_t i);
 /* Whether reading keeps the parts: a full profile, or one being packed. */
@@ -148,6 +159,12 @@ static inline uint64_t ompf__xu_id(const ompf_profile_t *p, size_t i)
 }
 void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* The whole pages of base[*gone, upto) go back to the system (*gone
+ * moves to the last one's end): for an array read once from its start
+ * whose rest is still in use, or a mapped file a pass is done with.  An
+ * anonymous page given back reads as zeros, a file's is read again from
+ * the page cache.  Advice only, a call per 4 MiB. */
+void ompf__give_back(const void *base, size_t *gone, size_t upto);
 /* Whether a double holds the count v exactly (profile/exact.c). */
 int ompf__double_exact(uint64_t v);
 int ompf__label_init(ompf_profile_t *p);

@@ -80,7 +80,13 @@ int ompf_profile_write(const ompf_profile_t *p, const char *path,
  * counts a double cannot hold as triples (XU id, event, count) in XU
  * order then event order; parts (may be NULL) gives XU i's parts as
  * ompf_xu_parts does, and its id, or NULL when it has none (NULL with
- * *n > 0: out of memory, and the write fails). */
+ * *n > 0: out of memory, and the write fails).  label (may be NULL) gives
+ * the label trie instead of the header, which then holds the root alone:
+ * n_labels nodes, the root (node 0) included, each node's parent (a
+ * lower node) and component, as ompf_label_parent and
+ * ompf_label_component would; the XUs' labels are these nodes.  A trie
+ * of millions of labels that another structure holds already need not
+ * be copied into the header. */
 typedef struct ompf_xu_feed {
     size_t n_xu;
     void *ctx;
@@ -89,6 +95,8 @@ typedef struct ompf_xu_feed {
     void (*exact)(void *ctx, const uint64_t **triples, size_t *n);
     const ompf_part_t *(*parts)(void *ctx, size_t i, uint32_t *n,
                                 ompf_part_t *one, uint64_t *xu_id);
+    size_t n_labels;
+    void (*label)(void *ctx, uint32_t node, uint32_t *parent, uint64_t *comp);
 } ompf_xu_feed_t;
 /* Writes header (everything but its XUs, which must be none) with the
  * feed's XUs, byte for byte as ompf_profile_write would write the same

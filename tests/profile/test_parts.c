@@ -2,7 +2,8 @@
  * both writers, a reader that does not know the chunk skips it, a
  * complete file whose parts do not match the XU's count is refused, parts
  * of XUs a file does not hold are ignored, truncation keeps one span;
- * many XUs' parts, shuffled over chunks, each XU's sorted back; records
+ * many XUs' parts, shuffled over chunks, each XU's sorted back; a packed
+ * read sealing XUs as their parts come; records
  * that differ between the reader's two decodes are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -326,6 +327,95 @@ static void check_many(int layout)
     free(count);
 }
 
+/* A packed read (combine's first input) seals each XU once its parts are
+ * all in, and gives back the memory of those already sealed: parts
+ * emitted as the tool does, on either stream, up to 3000 XUs before their
+ * own, in enough chunks (35 MB of parts unpacked) that the sealing and the
+ * giving back happen many times.  Every record and part matches the full
+ * read, whose parts check_many checks against an oracle. */
+static void write_tool_xu(twostreams_t *t, size_t x, const uint32_t *count)
+{
+    double v = 3;
+    ompf_xu_t r = {.id = xu_id_of(IDS_TOOL, x, 0), .thread = (uint32_t)(x % 2),
+                   .parts = count[x] ? count[x] : 1, .kind = OMPF_XU_TASK,
+                   .start_ns = 10 * x, .end_ns = 10 * x + 2000};
+    assert_int_equal(ompf_wstream_xu(t->s[x % 2], &r, 3, 1, &v), 0);
+}
+
+static void test_packed_as_parts_come(void **state)
+{
+    (void)state;
+    enum { NXU = 400000, LAG = 3000 };
+    uint64_t seed = 0x5ea1;
+    /* XU i's parts, each due at a random XU in i .. i + LAG - 1: it goes
+     * out then, and XU i's record only after all of them */
+    tpart_t *all = malloc((size_t)NXU * 4 * sizeof *all);
+    uint32_t *next = malloc((size_t)NXU * 4 * sizeof *next), *head = malloc(
+                                                                (NXU + LAG) * sizeof *head);
+    uint32_t *count = calloc(NXU, sizeof *count);
+    assert_non_null(all);
+    assert_non_null(next);
+    assert_non_null(head);
+    assert_non_null(count);
+    memset(head, 0xff, (NXU + LAG) * sizeof *head);
+    uint32_t np = 0;
+    for (size_t i = 0; i < NXU; i++) {
+        if (i % 5 == 0)
+            continue; /* no parts */
+        count[i] = 2 + (uint32_t)(mix64(&seed) % 3);
+        for (uint32_t j = 0; j < count[i]; j++) {
+            uint64_t st = 10 * i + mix64(&seed) % 1000;
+            all[np].id = xu_id_of(IDS_TOOL, i, 0);
+            all[np].part = (ompf_part_t){(uint32_t)(mix64(&seed) % 2), st, st + 1 + j};
+            size_t due = i + mix64(&seed) % LAG;
+            next[np] = head[due];
+            head[due] = np++;
+        }
+    }
+    twostreams_t t;
+    begin(&t, 1 << 16);
+    for (size_t i = 0; i < NXU + LAG; i++) {
+        for (uint32_t k = head[i]; k != UINT32_MAX; k = next[k])
+            assert_int_equal(ompf_wstream_part(t.s[all[k].part.thread], all[k].id,
+                                               &all[k].part), 0);
+        if (i >= LAG)
+            write_tool_xu(&t, i - LAG, count);
+    }
+    finish(&t);
+
+    ompf_profile_t *p, *q;
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_read(path, &p, NULL, &err), 0);
+    assert_int_equal(ompf_profile_read_into(path, OMPF_LEAN | OMPF_LEAN_START | OMPF_LEAN_PACKED,
+                                            NULL, &q, NULL, &err), 0);
+    assert_int_equal(ompf_xu_count(p), NXU);
+    assert_int_equal(ompf_xu_count(q), NXU);
+    assert_int_equal(ompf_part_count(p), np);
+    assert_int_equal(ompf_part_count(q), np);
+    ompf_part_t buf[8];
+    for (size_t i = 0; i < NXU; i++) {
+        ompf_xu_t a = *ompf_xu_get(p, i), b;
+        assert_int_equal(ompf_xu_record(q, i, &b), 0);
+        b.label = a.label; /* each profile's own trie */
+        assert_memory_equal(&a, &b, sizeof a);
+        uint32_t n, m;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(p, i, &n, &one);
+        assert_int_equal(ompf_xu_parts_copy(q, i, buf, 8, &m), 0);
+        assert_int_equal(m, n);
+        assert_memory_equal(pt, buf, n * sizeof *pt);
+        /* the record's XU (ids: xu_id_of, IDS_TOOL) had its count of parts */
+        size_t x = 2 * (((a.id & 0xffffffffffull) - 5) / 6) + (a.id >> 40) - 1;
+        assert_int_equal(n, count[x] ? count[x] : 1);
+    }
+    ompf_profile_destroy(p);
+    ompf_profile_destroy(q);
+    free(all);
+    free(next);
+    free(head);
+    free(count);
+}
+
 static void test_many(void **state)
 {
     (void)state;
@@ -422,7 +512,7 @@ static void fill_with(const uint64_t *ids, size_t n, int *fill_rc, int *order_rc
     assert_int_equal(fmt_parts_claim(&ps, p, 0, &dropped, msg, sizeof msg), 0);
     cur = (fmt_cur_t){second.data, second.data + second.len, 0};
     *fill_rc = fmt_parts_fill(&ps, p, &cur, (uint32_t)n, &what);
-    *order_rc = *fill_rc ? 0 : fmt_parts_order(&ps, p, &what);
+    *order_rc = *fill_rc ? 0 : fmt_parts_order(&ps, p, 0, &what);
     if (*fill_rc || *order_rc)
         assert_non_null(strstr(what, "differ from those first read"));
     fmt_parts_free(&ps);
@@ -459,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_unknown_skipped),
         cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_many),
+        cmocka_unit_test(test_packed_as_parts_come),
         cmocka_unit_test(test_ties_and_shared_id),
         cmocka_unit_test(test_changed_between_passes),
     };

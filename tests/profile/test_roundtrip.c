@@ -250,6 +250,85 @@ static void test_resolve(void **state)
     ompf_profile_destroy(p);
 }
 
+/* ---- ompf_profile_write_feed with the labels from the feed -------------- */
+
+static ompf_profile_t *feed_header(void)
+{
+    ompf_profile_t *h;
+    assert_int_equal(ompf_profile_create(&h), 0);
+    assert_int_equal(ompf_meta_set(h, "program", "feed"), 0);
+    ompf_event_t e = {.name = "perf::TASK-CLOCK", .source = -1};
+    assert_int_equal(ompf_event_add(h, &e, NULL), 0);
+    ompf_construct_t c = {.module = "/bin/a", .build_id = "01", .offset = 9,
+                          .kind = OMPF_CK_TASK};
+    assert_int_equal(ompf_construct_add(h, &c, NULL), 0);
+    return h;
+}
+
+/* The feed: XU i of p, and p's label trie node by node. */
+static int fed_rows(void *ctx, size_t first, size_t n, ompf_xu_t *xu, double *values,
+                    uint64_t *prov)
+{
+    (void)prov;
+    const ompf_profile_t *p = ctx;
+    for (size_t j = 0; j < n; j++) {
+        xu[j] = *ompf_xu_get(p, first + j);
+        values[j] = ompf_xu_values_const(p, first + j)[0];
+    }
+    return 0;
+}
+
+static void fed_label(void *ctx, uint32_t node, uint32_t *parent, uint64_t *comp)
+{
+    *parent = ompf_label_parent(ctx, node);
+    *comp = ompf_label_component(ctx, node);
+}
+
+static void test_feed_labels(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.ompf", dir);
+    snprintf(b, sizeof b, "%s/b.ompf", dir);
+    /* 3000 XUs over a trie of 1 + 40 + 40 * 30 nodes (not in XU order) */
+    ompf_profile_t *p = feed_header();
+    uint32_t leaf[1200];
+    for (uint32_t k = 0; k < 40; k++) {
+        uint32_t mid;
+        assert_int_equal(ompf_label_append(p, OMPF_LABEL_ROOT, 1000 + k, &mid), 0);
+        for (uint32_t j = 0; j < 30; j++)
+            assert_int_equal(ompf_label_append(p, mid, j * 7, &leaf[k * 30 + j]), 0);
+    }
+    for (uint32_t i = 0; i < 3000; i++) {
+        ompf_xu_t x = {.id = i + 1, .label = leaf[(i * 37) % 1200], .parts = 1,
+                       .kind = OMPF_XU_TASK, .start_ns = i, .end_ns = 2 * i + 5};
+        double v = i * 0.5;
+        assert_int_equal(ompf_xu_add(p, &x, &v), 0);
+    }
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_write(p, a, &err), 0);
+    ompf_profile_t *h = feed_header();
+    ompf_xu_feed_t f = {.n_xu = 3000, .ctx = p, .rows = fed_rows,
+                        .n_labels = ompf_label_count(p), .label = fed_label};
+    assert_int_equal(ompf_profile_write_feed(h, &f, b, &err), 0);
+    size_t n1, n2;
+    unsigned char *b1 = gen_slurp(a, &n1), *b2 = gen_slurp(b, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1); /* as if the header held the trie */
+    free(b1);
+    free(b2);
+    /* labels in both: refused, and nothing written */
+    assert_int_equal(unlink(b), 0);
+    assert_int_equal(ompf_label_append(h, OMPF_LABEL_ROOT, 5, NULL), 0);
+    assert_int_equal(ompf_profile_write_feed(h, &f, b, &err), OMPF_EINVAL);
+    assert_non_null(strstr(err.msg, "labels both in the header and in the feed"));
+    assert_int_not_equal(access(b, F_OK), 0);
+    ompf_profile_destroy(h);
+    ompf_profile_destroy(p);
+    gen_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_outfile),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_feed_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
