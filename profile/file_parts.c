@@ -65,7 +65,8 @@ static int walk(fmt_parts_t *ps, ompf_profile_t *p, fmt_cur_t *c, uint32_t count
                 *what = CHANGED;
                 return OMPF_EFORMAT;
             }
-            p->part[ps->base + ps->slot[g]++] = pt; /* file order within an XU */
+            /* file order within an XU; memcpy: the padding too (zeroed) */
+            memcpy(&p->part[ps->base + ps->slot[g]++], &pt, sizeof pt);
             continue;
         }
         if (!ps->ng) /* before the first put: the tool's ids with parts are
@@ -116,24 +117,29 @@ static int seq_cmp(const void *a, const void *b)
  * is not).  0 or OMPF_ENOMEM. */
 static int order_parts(ompf_part_t *r, size_t n)
 {
+    /* Moved by memcpy: a struct assignment need not copy the padding,
+     * which the decoder zeroed (parts are compared bytewise). */
     if (n > 32) {
         seq_part_t *t = malloc(n * sizeof *t);
         if (!t)
             return OMPF_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            t[i] = (seq_part_t){r[i], i};
+        for (size_t i = 0; i < n; i++) {
+            memcpy(&t[i].part, &r[i], sizeof *r);
+            t[i].seq = i;
+        }
         qsort(t, n, sizeof *t, seq_cmp);
         for (size_t i = 0; i < n; i++)
-            r[i] = t[i].part;
+            memcpy(&r[i], &t[i].part, sizeof *r);
         free(t);
         return 0;
     }
     for (size_t i = 1; i < n; i++) {
-        ompf_part_t x = r[i];
+        ompf_part_t x;
+        memcpy(&x, &r[i], sizeof x);
         size_t j = i;
         for (; j > 0 && part_before(&x, &r[j - 1]); j--)
-            r[j] = r[j - 1];
-        r[j] = x;
+            memcpy(&r[j], &r[j - 1], sizeof x);
+        memcpy(&r[j], &x, sizeof x);
     }
     return 0;
 }
