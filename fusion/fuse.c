@@ -231,11 +231,14 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
         (rc = fz_build_union_trie(&c)) || (rc = fz_group_by_type(&c)))
         goto done;
     /* LGL's members share their label; the others name fused XUs by the
-     * common prefix of their members' labels. */
-    if (opts->strategy != OMPF_FUSE_LGL && (rc = fz_lca_build(&c)))
-        goto done;
+     * common prefix of their members' labels: BC as it pairs them, CTC
+     * and random in the output (their table is built after the strategy,
+     * whose scratch is gone by then: peak memory). */
     int bc = opts->strategy == OMPF_FUSE_BC ||
              opts->strategy == OMPF_FUSE_BC_UNLABELED;
+    int lca_late = !bc && opts->strategy != OMPF_FUSE_LGL;
+    if (bc && (rc = fz_lca_build(&c)))
+        goto done;
     if (bc && (rc = fz_bc_order(&c)))
         goto done;
     if ((rc = fz_report_types_events(&c)))
@@ -270,12 +273,17 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
             }
         }
     }
-    /* Only the strategies walk the XUs by type: that list goes before the
-     * output is built (4 bytes an input XU of the peak). */
+    /* Only the strategies walk the XUs by type and order labels by rank:
+     * both go before the output is built (4 bytes an input XU and 4 a
+     * union label of the peak). */
     for (size_t r = 0; r < n; r++) {
         free(c.runs[r].bytype);
         c.runs[r].bytype = NULL;
     }
+    free(c.urank);
+    c.urank = NULL;
+    if (lca_late && (rc = fz_lca_build(&c)))
+        goto done;
     if (out ? (rc = fz_build_output(&c, forced, out))
             : (rc = fz_write_output(&c, forced, path)))
         goto done;
