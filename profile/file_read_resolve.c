@@ -54,7 +54,10 @@ static int build_threads(rd_t *r)
     return 0;
 }
 
-/* The id of label record k, for a message (the records keep none). */
+/* The id of label record k, for a message (the records keep none).  The
+ * map names the first record of an id; a later record with the same id
+ * and content is resolved after the first and fails only where the first
+ * did, so a message names a first record. */
 static unsigned long long lab_id(const rd_t *r, uint32_t k)
 {
     uint64_t id = 0;
@@ -62,8 +65,11 @@ static unsigned long long lab_id(const rd_t *r, uint32_t k)
     return (unsigned long long)id;
 }
 
-#define NEW (UINT32_MAX - 2)      /* lab_node: a record not yet seen */
-#define ON_STACK (UINT32_MAX - 3) /* on the chain being resolved */
+/* lab_node marks while resolving; a trie has fewer than UINT32_MAX - 2
+ * nodes (label.c), so nodes stay below both, and LABEL_DROPPED is only
+ * written afterwards (build_labels). */
+#define NEW (UINT32_MAX - 2)      /* a record not yet seen */
+#define ON_STACK (UINT32_MAX - 1) /* on the chain being resolved */
 
 /* Walks each label's parent chain up to a resolved node and creates the
  * trie nodes on the way back.  Detects cycles and dangling parents.
@@ -73,7 +79,7 @@ static int resolve_labels(rd_t *r, int append)
 {
     size_t n = r->n_lab, cap_stack = 256;
     /* A record's state is in lab_node: NEW, ON_STACK, or done (its node,
-     * NONE32 when dropped); trie nodes stay below both marks. */
+     * below NEW, or NONE32 when dropped). */
     for (size_t i = 0; i < n; i++)
         r->lab_node[i] = NEW;
     /* the chain being resolved: short, since records mostly come parent
@@ -108,16 +114,16 @@ static int resolve_labels(rd_t *r, int append)
             uint32_t pr = pid ? fmt_idmap_get(&r->lab_map, pid) : NONE32;
             if (!pid)
                 ompf_label_prefetch(r->lt, OMPF_LABEL_ROOT, r->lab[a].comp, (int)s);
-            else if (pr < n && r->lab_node[pr] < ON_STACK)
+            else if (pr < n && r->lab_node[pr] < NEW)
                 ompf_label_prefetch(r->lt, r->lab_node[pr], r->lab[a].comp, (int)s);
         }
-        if (r->lab_node[i] < ON_STACK || r->lab_node[i] == NONE32)
+        if (r->lab_node[i] < NEW || r->lab_node[i] == NONE32)
             continue; /* done */
         size_t sp = 0;
         uint32_t cur = (uint32_t)i;
         uint32_t top_node = NONE32; /* node of the resolved ancestor */
         for (;;) {
-            if (r->lab_node[cur] < ON_STACK || r->lab_node[cur] == NONE32) {
+            if (r->lab_node[cur] < NEW || r->lab_node[cur] == NONE32) {
                 top_node = r->lab_node[cur];
                 break;
             }
@@ -239,8 +245,11 @@ static int build_labels(rd_t *r)
     fmt_idmap_remap(&r->lab_map, r->lab_node);
     free(r->lab);
     free(r->lab_node);
+    free(r->lab_in);
     r->lab = NULL;
     r->lab_node = NULL;
+    r->lab_in = NULL;
+    r->cap_lab_in = 0;
     r->n_lab = r->cap_lab = 0;
     return 0;
 }

@@ -218,9 +218,6 @@ static int write_body(wctx_t *w, const ompf_profile_t *p, const ompf_xu_feed_t *
     /* Labels before XUs: a truncated file then loses XUs, not references. */
     int fed = feed && feed->label; /* the feed holds them (file.h) */
     size_t n_lab = fed ? feed->n_labels : ompf_label_count(p);
-    if (fed && ompf_label_count(p) != 1)
-        return ompf_error_set(w->err, OMPF_EINVAL, "%s: labels both in the header and in the "
-                              "feed", w->tmp);
     fmt_label_rec_t *lab = malloc(FMT_LABELS_PER_CHUNK * sizeof *lab);
     if (!lab)
         return ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
@@ -327,5 +324,8 @@ int ompf_profile_write_feed(const ompf_profile_t *header, const ompf_xu_feed_t *
 {
     if (!feed || !feed->rows)
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_write_feed: no feed");
+    if (feed->label && header && ompf_label_count(header) != 1)
+        return ompf_error_set(err, OMPF_EINVAL, "%s: labels both in the header and in the "
+                              "feed (file.h, ompf_xu_feed_t)", path ? path : "(no path)");
     return write_file(header, feed, path, err);
 }

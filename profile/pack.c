@@ -44,6 +44,9 @@ static void put_record(fmt_buf_t *b, const ompf_xu_t *x, const ompf_part_t *pt, 
     }
 }
 
+/* XU i's packed record.  While the reader seals (ompf__pack_seal_upto),
+ * the offsets of sealed XUs point into pk_new: nothing reads a record
+ * then, and ompf__pack_seal makes pk_new the array. */
 static const unsigned char *cursor(const ompf_profile_t *p, size_t i)
 {
     return p->pk + p->pk_at[i];

@@ -25,11 +25,8 @@ char *ompf__strdup(const char *s)
 
 void ompf__give_back(const void *base, size_t *gone, size_t upto)
 {
-    static size_t page;
-    if (!page) {
-        long pg = sysconf(_SC_PAGESIZE);
-        page = pg > 0 ? (size_t)pg : 4096;
-    }
+    long pg = sysconf(_SC_PAGESIZE); /* per call: profiles may be read in threads */
+    size_t page = pg > 0 ? (size_t)pg : 4096;
     uintptr_t b = (uintptr_t)base, lo = b + *gone, hi = b + upto;
     lo = (lo + page - 1) & ~(uintptr_t)(page - 1);
     hi &= ~(uintptr_t)(page - 1); /* the page holding upto may be in use */

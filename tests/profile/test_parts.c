@@ -330,7 +330,7 @@ static void check_many(int layout)
 /* A packed read (combine's first input) seals each XU once its parts are
  * all in, and gives back the memory of those already sealed: parts
  * emitted as the tool does, on either stream, up to 3000 XUs before their
- * own, in enough chunks (35 MB of parts unpacked) that the sealing and the
+ * own, in enough chunks (23 MB of parts unpacked) that the sealing and the
  * giving back happen many times.  Every record and part matches the full
  * read, whose parts check_many checks against an oracle. */
 static void write_tool_xu(twostreams_t *t, size_t x, const uint32_t *count)
