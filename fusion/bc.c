@@ -80,7 +80,10 @@ static int describe_steps(fz_ctx_t *c, bc_step_t *st)
  * it first (its provider), step after step.  When several steps draw the
  * same event from the same provider, that run's values over the type are
  * sorted once per type and each step keeps those of the XUs still in
- * play, instead of sorting them again. */
+ * play, instead of sorting them again.  That costs 20 bytes per XU of the
+ * type (key, index, the kept values): worth it from three steps on (a
+ * sort of 10^6 values is about 20 ms), not for two (three runs). */
+#define CACHE_FROM 3
 typedef struct bc_sorted {
     uint32_t run;
     int32_t ev;
@@ -133,7 +136,7 @@ static int cache_init(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *st,
         }
     size_t shared = 0;
     for (size_t i = 0; i < cc->n; i++)
-        shared += cc->s[i].uses > 1;
+        shared += cc->s[i].uses >= CACHE_FROM;
     if (shared && !(cc->out = malloc(kmax * maxn * sizeof *cc->out)))
         return OMPF_ENOMEM;
     return 0;
@@ -170,7 +173,7 @@ static int cache_prev(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *S,
     for (size_t e = 0; e < S->k; e++) {
         bc_sorted_t *x = cache_find(cc, S->prov_run[e], S->prov_ev[e]);
         cc->ps[e] = NULL;
-        if (!x || x->uses < 2)
+        if (!x || x->uses < CACHE_FROM)
             continue;
         const fz_run_t *R = &c->runs[x->run];
         if (!x->key) {
@@ -213,10 +216,9 @@ int fz_bc(fz_ctx_t *c, int labeled)
     uint32_t b = c->order[0];
     int rc = OMPF_ENOMEM;
     bc_step_t *st = calloc(n, sizeof *st);
-    uint32_t *ptup = NULL, *ntup = NULL, *plab = NULL, *nlab = NULL;
+    uint32_t *ptup = NULL, *plab = NULL;
     uint32_t *clab = NULL; /* union label of each cur XU */
-    double *P = NULL, *C = NULL;
-    fz_key_t *pkey = NULL, *ckey = NULL;
+    uint32_t *prank = NULL, *crank = NULL; /* their ranks (BC's order) */
     uint32_t *slot = NULL; /* prev index -> its cur partner or FZ_NONE */
     uint32_t *pair_p = NULL, *pair_c = NULL;
     bc_grid_t *grid = NULL;
@@ -231,23 +233,27 @@ int fz_bc(fz_ctx_t *c, int labeled)
         if (st[s].k > kmax)
             kmax = st[s].k;
     ptup = malloc(maxn * n * sizeof *ptup);
-    ntup = malloc(maxn * n * sizeof *ntup);
     plab = malloc(maxn * sizeof *plab);
-    nlab = malloc(maxn * sizeof *nlab);
     clab = malloc(maxn * sizeof *clab);
-    P = malloc(maxn * kmax * sizeof *P);
-    C = malloc(maxn * kmax * sizeof *C);
-    pkey = malloc(maxn * sizeof *pkey);
-    ckey = malloc(maxn * sizeof *ckey);
+    if (labeled) {
+        prank = malloc(maxn * sizeof *prank);
+        crank = malloc(maxn * sizeof *crank);
+    }
     slot = malloc(maxn * sizeof *slot);
     pair_p = malloc(maxn * sizeof *pair_p);
     pair_c = malloc(maxn * sizeof *pair_c);
     grid = bc_grid_create(maxn, kmax);
-    if (!grid || !ptup || !ntup || !plab || !nlab || !clab || !P || !C || !pkey || !ckey ||
-        !slot || !pair_p || !pair_c || (rc = cache_init(&cc, c, st, maxn, kmax)))
+    if (!grid || !ptup || !plab || !clab ||
+        (labeled && (!prank || !crank)) || !slot || !pair_p || !pair_c ||
+        (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;
     rc = 0;
     for (size_t t = 0; t < c->n_types && !rc; t++) {
+        if (!ptup && (!(ptup = malloc(maxn * n * sizeof *ptup)) ||
+                      !(plab = malloc(maxn * sizeof *plab)))) {
+            rc = OMPF_ENOMEM;
+            break;
+        }
         fz_run_t *B = &c->runs[b];
         size_t np = B->tstart[t + 1] - B->tstart[t];
         for (size_t j = 0; j < np; j++) {
@@ -262,43 +268,34 @@ int fz_bc(fz_ctx_t *c, int labeled)
             fz_run_t *Q = &c->runs[S->q];
             size_t nc = Q->tstart[t + 1] - Q->tstart[t];
             const uint32_t *cx = Q->bytype + Q->tstart[t];
-            size_t k = S->k;
+            size_t k = S->k, w = BC_ROW(k);
+            uint64_t *rows = bc_grid_rows(grid);
             for (size_t j = 0; j < np; j++)
                 for (size_t e = 0; e < k; e++) {
                     const fz_run_t *R = &c->runs[S->prov_run[e]];
-                    P[j * k + e] = ompf_xu_values_const(
-                        R->p, ptup[j * n + S->prov_run[e]])[S->prov_ev[e]];
+                    bc_put(&rows[j * w + e],
+                           ompf_xu_values_const(R->p, ptup[j * n + S->prov_run[e]])[S->prov_ev[e]]);
                 }
             for (size_t j = 0; j < nc; j++) {
                 const double *v = ompf_xu_values_const(Q->p, cx[j]);
                 for (size_t e = 0; e < k; e++)
-                    C[j * k + e] = v[S->cur_ev[e]];
+                    bc_put(&rows[(np + j) * w + e], v[S->cur_ev[e]]);
             }
             for (size_t j = 0; j < nc; j++)
                 clab[j] = fz_xu_ulab(Q, cx[j]);
+            /* BC orders a cell's members by label rank, BC-unlabeled by
+             * random keys drawn for prev then cur; the base run's index
+             * (prev) or the run's (cur) breaks ties (bc_prob_t). */
             if (labeled) {
-                for (size_t j = 0; j < np; j++) {
-                    pkey[j].k1 = c->urank[plab[j]];
-                    pkey[j].k2 = ptup[j * n + b];
-                }
-                for (size_t j = 0; j < nc; j++) {
-                    ckey[j].k1 = c->urank[clab[j]];
-                    ckey[j].k2 = cx[j];
-                }
-            } else {
-                uint64_t sd = fz_stream(c->opts->seed, t, s);
-                for (size_t j = 0; j < np; j++) {
-                    pkey[j].k1 = fz_rand(&sd);
-                    pkey[j].k2 = ptup[j * n + b];
-                }
-                for (size_t j = 0; j < nc; j++) {
-                    ckey[j].k1 = fz_rand(&sd);
-                    ckey[j].k2 = cx[j];
-                }
+                for (size_t j = 0; j < np; j++)
+                    prank[j] = c->urank[plab[j]];
+                for (size_t j = 0; j < nc; j++)
+                    crank[j] = c->urank[clab[j]];
             }
             if ((rc = cache_prev(&cc, c, S, t, ptup, np, maxn)))
                 break;
-            bc_prob_t pb = {np, nc, k, P, C, pkey, ckey, cc.ps, cc.nps,
+            bc_prob_t pb = {np, nc, k, {prank, crank}, fz_stream(c->opts->seed, t, s),
+                            {ptup + b, cx}, {n, 1}, cc.ps, cc.nps,
                             pair_p, pair_c, 0, 0, 1};
             if ((rc = bc_grid_solve(grid, &pb)))
                 break;
@@ -307,12 +304,13 @@ int fz_bc(fz_ctx_t *c, int labeled)
             /* New prev side, in base-run order so that the next step
              * (and its random stream) does not depend on cell order.  The
              * prev side is in that order already: the pairs are placed by
-             * their prev index and prev is read in sequence. */
+             * their prev index and prev is read in sequence, so the new
+             * side is written over the old one (nw <= pi). */
             for (size_t j = 0; j < np; j++)
                 slot[j] = FZ_NONE;
             for (size_t j = 0; j < pb.n_pairs; j++)
                 slot[pair_p[j]] = pair_c[j];
-            size_t w = 0;
+            size_t nw = 0;
             for (size_t pi = 0; pi < np; pi++) {
                 uint32_t cj = slot[pi];
                 if (cj == FZ_NONE)
@@ -325,23 +323,31 @@ int fz_bc(fz_ctx_t *c, int labeled)
                     fz_lca_prefetch(c, plab[pi + 8]);
                     fz_lca_prefetch(c, clab[slot[pi + 8]]);
                 }
-                memcpy(ntup + w * n, ptup + pi * n, n * sizeof *ntup);
-                ntup[w * n + S->q] = cx[cj];
-                nlab[w] = plab[pi] == clab[cj]
+                if (nw != pi)
+                    memcpy(ptup + nw * n, ptup + pi * n, n * sizeof *ptup);
+                ptup[nw * n + S->q] = cx[cj];
+                plab[nw] = plab[pi] == clab[cj]
                               ? plab[pi]
                               : fz_lca(c, plab[pi], clab[cj]);
-                w++;
+                nw++;
             }
-            uint32_t *sw = ptup;
-            ptup = ntup;
-            ntup = sw;
-            sw = plab;
-            plab = nlab;
-            nlab = sw;
             np = pb.n_pairs;
         }
-        for (size_t j = 0; j < np && !rc; j++)
-            rc = fz_tuples_push_labeled(&c->res, n, ptup + j * n, plab[j]);
+        if (!rc && !c->res.n && np) {
+            /* The first type's tuples and labels are laid out as the
+             * result's: it takes them instead of a copy (a one-type
+             * program's peak), and the next type gets new arrays. */
+            free(c->res.v);
+            free(c->res.lab);
+            c->res.v = ptup;
+            c->res.lab = plab;
+            c->res.n = np;
+            c->res.cap = maxn;
+            ptup = plab = NULL;
+        } else {
+            for (size_t j = 0; j < np && !rc; j++)
+                rc = fz_tuples_push_labeled(&c->res, n, ptup + j * n, plab[j]);
+        }
         cache_clear(&cc);
         c->rep->types[t].fused = rc ? 0 : np;
         fz_progress_type(c, t);
@@ -355,14 +361,10 @@ out:
         }
     free(st);
     free(ptup);
-    free(ntup);
     free(plab);
-    free(nlab);
     free(clab);
-    free(P);
-    free(C);
-    free(pkey);
-    free(ckey);
+    free(prank);
+    free(crank);
     free(slot);
     free(pair_p);
     free(pair_c);

@@ -32,13 +32,17 @@
 
 struct bc_grid {
     size_t cap, kmax;  /* XUs of both sides, values per XU */
-    uint64_t *rec;     /* k coordinates + tag per XU, for the sort */
-    uint64_t *key;     /* Morton prefixes; also the doubles' sort keys */
+    uint64_t *rec;     /* the caller's rows of values, made k coordinates +
+                          tag per XU in place, for the sort; then the
+                          order keys in Morton order */
+    uint64_t *key;     /* Morton prefixes, then the tags in record order;
+                          also the doubles' sort keys */
     uint32_t *idx;     /* sort permutation */
     uint64_t *tag;     /* tags in Morton order, then those of the XUs with
                           a missing value from the top down; also dmax's
-                          values */
-    uint64_t *tin;     /* tags in record order */
+                          values and the radix sort's scratch keys */
+    void *scr;         /* the radix sorts' other scratch: cap / 2 keys
+                          (dmax) or cap payloads (the Morton sort) */
     uint8_t *lv;       /* lv[j]: level XU j shares with XU j - 1 */
     fz_key_t *tp, *tc; /* one cell's members, per side */
     double *mn, *mx;   /* bounds per value */
@@ -57,7 +61,7 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
     g->key = malloc(n * sizeof *g->key);
     g->idx = malloc(n * sizeof *g->idx);
     g->tag = malloc(n * sizeof *g->tag);
-    g->tin = malloc(n * sizeof *g->tin);
+    g->scr = malloc(n * sizeof(uint32_t)); /* n / 2 keys of 8 bytes */
     g->lv = malloc(n);
     g->tp = malloc(n / 2 * sizeof *g->tp);
     g->tc = malloc(n / 2 * sizeof *g->tc);
@@ -65,11 +69,16 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
     g->whole = malloc(kmax ? kmax : 1);
     g->mx = malloc((kmax ? kmax : 1) * sizeof *g->mx);
     if (!g->mn || !g->mx || !g->whole || !g->rec || !g->key || !g->idx || !g->tag ||
-        !g->tin || !g->lv || !g->tp || !g->tc) {
+        !g->scr || !g->lv || !g->tp || !g->tc) {
         bc_grid_destroy(g);
         return NULL;
     }
     return g;
+}
+
+uint64_t *bc_grid_rows(bc_grid_t *g)
+{
+    return g->rec;
 }
 
 void bc_grid_destroy(bc_grid_t *g)
@@ -80,7 +89,7 @@ void bc_grid_destroy(bc_grid_t *g)
     free(g->key);
     free(g->idx);
     free(g->tag);
-    free(g->tin);
+    free(g->scr);
     free(g->lv);
     free(g->tp);
     free(g->tc);
@@ -210,7 +219,7 @@ static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
         key[j] = prefix_of(&m, rec + j * w);
         idx[j] = (uint32_t)j;
     }
-    int rc = fz_radix_sort(key, idx, n);
+    int rc = fz_radix_sort_buf(key, idx, n, g->tag, g->scr);
     if (rc)
         return rc;
     int complete = (size_t)levels * k <= 64;
@@ -229,10 +238,7 @@ static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
     /* The level two neighbours share: from the first differing bit of
      * their prefixes (bit p from the top lies in level levels - 1 - p/k),
      * or from the coordinates when the prefixes are equal. */
-    for (size_t j = 0; j < n; j++)
-        g->tin[j] = rec[j * w + k]; /* compact: gathered below */
     for (size_t j = 0; j < n; j++) {
-        g->tag[j] = g->tin[idx[j]];
         if (!j)
             g->lv[j] = 0;
         else if (key[j] != key[j - 1])
@@ -243,17 +249,24 @@ static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
                                 : (uint8_t)shared_level(rec + (size_t)idx[j - 1] * w,
                                                         rec + (size_t)idx[j] * w, k);
     }
+    /* The tags in Morton order, gathered from a compact copy in record
+     * order (in the prefixes' place) rather than from the records. */
+    for (size_t j = 0; j < n; j++)
+        key[j] = rec[j * w + k];
+    for (size_t j = 0; j < n; j++)
+        g->tag[j] = key[idx[j]];
     return 0;
 }
 
 /* ---- finest division ----------------------------------------------------- */
 
-/* Sorts n doubles (no NaN) through their order-preserving integer keys. */
-static int sort_doubles(double *v, uint64_t *tmp, size_t n)
+/* Sorts n doubles (no NaN) through their order-preserving integer keys
+ * (tmp), with scr as the sort's scratch (n keys). */
+static int sort_doubles(double *v, uint64_t *tmp, uint64_t *scr, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tmp[i] = fz_double_key(v[i]);
-    int rc = fz_radix_sort(tmp, NULL, n);
+    int rc = fz_radix_sort_buf(tmp, NULL, n, scr, NULL);
     for (size_t i = 0; i < n; i++)
         v[i] = fz_key_double(tmp[i]);
     return rc;
@@ -293,9 +306,12 @@ static void min_diffs(const double *x, size_t nx, const double *y, size_t ny, in
     *gap = bg;
 }
 
-static double grid_dmax(const bc_prob_t *pb, const double *mn, const double *mx,
-                        const uint8_t *whole, double *buf, uint64_t *tmp)
+static double grid_dmax(const bc_prob_t *pb, const uint64_t *rows, const double *mn,
+                        const double *mx, const uint8_t *whole, double *buf, uint64_t *tmp,
+                        uint64_t *scr)
 {
+    size_t w = BC_ROW(pb->k);
+    const uint64_t *crows = rows + pb->np * w;
     double dmax = INFINITY;
     for (size_t e = 0; e < pb->k; e++) {
         double range = mx[e] - mn[e];
@@ -308,16 +324,20 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn, const double *mx,
             x = pb->psorted[e];
             nx = pb->npsorted[e];
         } else {
-            for (size_t i = 0; i < pb->np; i++)
-                if (!isnan(pb->P[i * pb->k + e]))
-                    buf[nx++] = pb->P[i * pb->k + e];
-            if (sort_doubles(buf, tmp, nx))
+            for (size_t i = 0; i < pb->np; i++) {
+                double v = bc_get(&rows[i * w + e]);
+                if (!isnan(v))
+                    buf[nx++] = v;
+            }
+            if (sort_doubles(buf, tmp, scr, nx))
                 return -1;
         }
-        for (size_t i = 0; i < pb->nc; i++)
-            if (!isnan(pb->C[i * pb->k + e]))
-                y[ny++] = pb->C[i * pb->k + e];
-        if (sort_doubles(y, tmp, ny))
+        for (size_t i = 0; i < pb->nc; i++) {
+            double v = bc_get(&crows[i * w + e]);
+            if (!isnan(v))
+                y[ny++] = v;
+        }
+        if (sort_doubles(y, tmp, scr, ny))
             return -1;
         double diff, gap;
         min_diffs(x, nx, y, ny, whole[e], &diff, &gap);
@@ -334,6 +354,21 @@ static double grid_dmax(const bc_prob_t *pb, const double *mn, const double *mx,
 }
 
 /* ---- pairing --------------------------------------------------------------- */
+
+/* The order key of XU x of a side (bc_prob_t). */
+static inline fz_key_t key_of(const bc_prob_t *pb, unsigned side, uint32_t x)
+{
+    fz_key_t key;
+    if (pb->rank[side]) {
+        key.k1 = pb->rank[side][x];
+    } else {
+        uint64_t s = pb->seed + ((side ? pb->np : 0) + (uint64_t)x) * 0x9e3779b97f4a7c15ull;
+        key.k1 = fz_rand(&s);
+    }
+    key.k2 = pb->base[side][(size_t)x * pb->stride[side]];
+    key.idx = 0;
+    return key;
+}
 
 /* Pairs, among the cnt XUs at positions pos[] (ascending: Morton order),
  * prev and cur members in order-key order; the position breaks ties of
@@ -353,8 +388,7 @@ static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint3
             key.k1 = mk[2 * (size_t)pos[i]];
             key.k2 = mk[2 * (size_t)pos[i] + 1];
         } else {
-            uint32_t x = (uint32_t)(t & TAG_INDEX);
-            key = (t & TAG_SIDE) ? pb->ckey[x] : pb->pkey[x];
+            key = key_of(pb, (t & TAG_SIDE) ? 1 : 0, (uint32_t)(t & TAG_INDEX));
         }
         key.idx = pos[i];
         if (t & TAG_SIDE)
@@ -455,14 +489,16 @@ static size_t pair_levels(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint
     for (size_t j = 0; mk && j < ne; j++) {
         if (j + 16 < ne) {
             uint64_t t = tag[j + 16];
-            uint32_t x = (uint32_t)(t & TAG_INDEX);
-            __builtin_prefetch((t & TAG_SIDE) ? &pb->ckey[x] : &pb->pkey[x]);
+            unsigned side = (t & TAG_SIDE) ? 1 : 0;
+            size_t x = (size_t)(t & TAG_INDEX);
+            if (pb->rank[side])
+                __builtin_prefetch(&pb->rank[side][x]);
+            __builtin_prefetch(&pb->base[side][x * pb->stride[side]]);
         }
         uint64_t t = tag[j];
-        uint32_t x = (uint32_t)(t & TAG_INDEX);
-        const fz_key_t *key = (t & TAG_SIDE) ? &pb->ckey[x] : &pb->pkey[x];
-        mk[2 * j] = key->k1;
-        mk[2 * j + 1] = key->k2;
+        fz_key_t key = key_of(pb, (t & TAG_SIDE) ? 1 : 0, (uint32_t)(t & TAG_INDEX));
+        mk[2 * j] = key.k1;
+        mk[2 * j + 1] = key.k2;
     }
     cell_stack_t cs = {g->idx, g->key, 0, 0, 0};
     for (size_t j = 0; j < ne; j++) {
@@ -495,53 +531,50 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         mx[e] = -INFINITY;
         whole[e] = 1;
     }
-    for (size_t s = 0; s < 2; s++) {
-        const double *V = s ? pb->C : pb->P;
-        size_t cnt = s ? pb->nc : pb->np;
-        for (size_t i = 0; i < cnt; i++)
-            for (size_t e = 0; e < k; e++) {
-                double v = V[i * k + e];
-                if (isnan(v))
-                    continue;
-                if (v < mn[e])
-                    mn[e] = v;
-                if (v > mx[e])
-                    mx[e] = v;
-                /* doubles from 2^52 up are all integers */
-                whole[e] &= fabs(v) >= 4503599627370496.0 || (double)(int64_t)v == v;
-            }
-    }
-    /* tag and key are free until the coordinates are made */
-    double dmax = grid_dmax(pb, mn, mx, whole, (double *)g->tag, g->key);
+    const uint64_t *rows = g->rec;
+    for (size_t i = 0; i < n; i++)
+        for (size_t e = 0; e < k; e++) {
+            double v = bc_get(&rows[i * w + e]);
+            if (isnan(v))
+                continue;
+            if (v < mn[e])
+                mn[e] = v;
+            if (v > mx[e])
+                mx[e] = v;
+            /* doubles from 2^52 up are all integers */
+            whole[e] &= fabs(v) >= 4503599627370496.0 || (double)(int64_t)v == v;
+        }
+    /* tag, key and scr are free until the coordinates are made */
+    double dmax = grid_dmax(pb, rows, mn, mx, whole, (double *)g->tag, g->key, g->scr);
     if (dmax < 0)
         return OMPF_ENOMEM;
     pb->dmax = dmax;
     uint64_t cmax = (uint64_t)ceil(dmax) - 1;
+    /* Each row becomes its coordinates and tag in place; the rows of XUs
+     * with a missing value are dropped (ne <= i: row ne is read before it
+     * is written). */
     size_t ne = 0, na = 0;
-    for (size_t s = 0; s < 2; s++) {
-        const double *V = s ? pb->C : pb->P;
-        size_t cnt = s ? pb->nc : pb->np;
-        for (size_t i = 0; i < cnt; i++) {
-            uint64_t t = (s ? TAG_SIDE : 0) | (uint64_t)i;
-            int missing = 0;
-            for (size_t e = 0; e < k; e++)
-                missing |= isnan(V[i * k + e]);
-            if (missing) {
-                g->tag[g->cap - ++na] = t;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = i < pb->np ? (uint64_t)i : TAG_SIDE | (uint64_t)(i - pb->np);
+        const uint64_t *src = g->rec + i * w;
+        int missing = 0;
+        for (size_t e = 0; e < k; e++)
+            missing |= isnan(bc_get(&src[e]));
+        if (missing) {
+            g->tag[g->cap - ++na] = t;
+            continue;
+        }
+        uint64_t *r = g->rec + (ne++) * w;
+        for (size_t e = 0; e < k; e++) {
+            double v = bc_get(&src[e]), range = mx[e] - mn[e];
+            if (!(range > 0)) {
+                r[e] = 0;
                 continue;
             }
-            uint64_t *r = g->rec + (ne++) * w;
-            for (size_t e = 0; e < k; e++) {
-                double v = V[i * k + e], range = mx[e] - mn[e];
-                if (!(range > 0)) {
-                    r[e] = 0;
-                    continue;
-                }
-                double x = floor((v - mn[e]) / range * dmax);
-                r[e] = x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
-            }
-            r[k] = t;
+            double x = floor((v - mn[e]) / range * dmax);
+            r[e] = x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
         }
+        r[k] = t;
     }
     int rc = sort_morton(g, ne, k, cmax);
     if (rc)

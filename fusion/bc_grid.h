@@ -3,15 +3,27 @@
 #ifndef OMPF_FUSION_BC_GRID_H
 #define OMPF_FUSION_BC_GRID_H
 
+#include <string.h>
+
 #include "fz.h"
 
-/* np prev and nc cur XUs with k overlapping values each (row-major, NaN =
- * missing) and order keys (k1, k2: unique within a side; idx unused);
- * bc_grid_solve writes the pairs. */
+typedef struct bc_grid bc_grid_t;
+
+/* np prev and nc cur XUs with k overlapping values each, written by the
+ * caller into the grid's rows (bc_grid_rows) before bc_grid_solve, which
+ * writes the pairs.
+ *
+ * Order keys (unique within a side) are not stored per XU: XU i of side s
+ * (0 prev, 1 cur) has k1 = rank[s][i], or without ranks the splitmix
+ * draw number i + 1 (prev) or np + i + 1 (cur) of the stream seed (what
+ * fz_rand(&seed) would give, drawn for prev then cur), and
+ * k2 = base[s][i * stride[s]]. */
 typedef struct bc_prob {
     size_t np, nc, k;
-    const double *P, *C;
-    const fz_key_t *pkey, *ckey;
+    const uint32_t *rank[2];   /* NULL: random order keys from seed */
+    uint64_t seed;
+    const uint32_t *base[2];
+    size_t stride[2];
     /* optional, per value: prev's non-missing values already sorted
      * (psorted[e] NULL: the grid gathers and sorts them) */
     const double *const *psorted;
@@ -22,10 +34,27 @@ typedef struct bc_prob {
     double dmax;
 } bc_prob_t;
 
+/* The XUs' values, row after row (prev's np rows, then cur's nc), BC_ROW(k)
+ * slots a row (the last is the grid's), each value stored with
+ * bc_put; NaN = missing.  Valid until the next bc_grid_solve. */
+#define BC_ROW(k) ((k) + 1)
+uint64_t *bc_grid_rows(bc_grid_t *g);
+
+static inline void bc_put(uint64_t *slot, double v)
+{
+    memcpy(slot, &v, sizeof v);
+}
+
+static inline double bc_get(const uint64_t *slot)
+{
+    double v;
+    memcpy(&v, slot, sizeof v);
+    return v;
+}
+
 /* Scratch for problems of at most maxn XUs per side and kmax values per
  * XU, reused step after step (so the pages are touched once, not once per
  * step).  NULL when out of memory. */
-typedef struct bc_grid bc_grid_t;
 bc_grid_t *bc_grid_create(size_t maxn, size_t kmax);
 void bc_grid_destroy(bc_grid_t *g);
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb);

@@ -40,41 +40,34 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t,
 
 int fz_ctc(fz_ctx_t *c)
 {
-    size_t n = c->n;
+    size_t n = c->n, maxn = fz_type_max(c);
     int rc = 0;
-    uint32_t **lists = calloc(n, sizeof *lists);
-    uint32_t *tuple = malloc(n * sizeof *tuple);
-    uint64_t *key = NULL;
-    size_t maxn = fz_type_max(c);
-    key = malloc(maxn * sizeof *key);
-    if (!lists || !tuple || !key) {
+    uint32_t *list = malloc(maxn * sizeof *list);
+    uint64_t *key = malloc(maxn * sizeof *key);
+    if (!list || !key) {
         rc = OMPF_ENOMEM;
         goto out;
     }
-    for (size_t r = 0; r < n; r++)
-        if (!(lists[r] = malloc(maxn * sizeof **lists))) {
-            rc = OMPF_ENOMEM;
-            goto out;
-        }
     for (size_t t = 0; t < c->n_types && !rc; t++) {
         size_t m = fz_type_min(c, t);
         if (m == 0)
             continue;
+        uint32_t *rows = fz_tuples_add(&c->res, n, m);
+        if (!rows) {
+            rc = OMPF_ENOMEM;
+            break;
+        }
         for (size_t r = 0; r < n && !rc; r++) {
             const fz_run_t *R = &c->runs[r];
-            rc = chrono(c, R, t, key, lists[r], R->tstart[t + 1] - R->tstart[t]);
+            rc = chrono(c, R, t, key, list, R->tstart[t + 1] - R->tstart[t]);
+            for (size_t j = 0; j < m && !rc; j++)
+                rows[j * n + r] = list[j];
         }
-        if (!rc)
-            rc = fz_tuples_push_positional(&c->res, n, lists, m, tuple);
         c->rep->types[t].fused = rc ? 0 : m;
         fz_progress_type(c, t);
     }
 out:
-    if (lists)
-        for (size_t r = 0; r < n; r++)
-            free(lists[r]);
-    free(lists);
-    free(tuple);
+    free(list);
     free(key);
     return rc;
 }

@@ -107,17 +107,21 @@ int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
     return tuples_push(t, n_runs, tuple, 1, lab);
 }
 
-int fz_tuples_push_positional(fz_tuples_t *t, size_t n_runs,
-                              uint32_t *const *lists, size_t m,
-                              uint32_t *tuple)
+uint32_t *fz_tuples_add(fz_tuples_t *t, size_t n_runs, size_t m)
 {
-    int rc = 0;
-    for (size_t j = 0; j < m && !rc; j++) {
-        for (size_t r = 0; r < n_runs; r++)
-            tuple[r] = lists[r][j];
-        rc = fz_tuples_push(t, n_runs, tuple);
+    if (t->n + m > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        if (cap < t->n + m)
+            cap = t->n + m;
+        uint32_t *v = realloc(t->v, cap * n_runs * sizeof *v);
+        if (!v)
+            return NULL;
+        t->v = v;
+        t->cap = cap;
     }
-    return rc;
+    uint32_t *rows = t->v + t->n * n_runs;
+    t->n += m;
+    return rows;
 }
 
 /* ---- entry --------------------------------------------------------------- */

@@ -163,11 +163,11 @@ int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
  * is filled by one of the two only. */
 int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
                            uint32_t lab);
-/* Pairs the j-th XU of every run's list with each other, j < m (CTC and
- * random differ only in how they order the lists); tuple: n_runs scratch. */
-int fz_tuples_push_positional(fz_tuples_t *t, size_t n_runs,
-                              uint32_t *const *lists, size_t m,
-                              uint32_t *tuple);
+/* Adds m unlabelled tuples and returns the first (rows of n_runs), for
+ * the caller to fill run by run (CTC and random: the j-th XU of every
+ * run's ordered list forms tuple j, and one list is held at a time);
+ * NULL when out of memory. */
+uint32_t *fz_tuples_add(fz_tuples_t *t, size_t n_runs, size_t m);
 int fz_note(ompf_fuse_report_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *fz_strdup(const char *s);
@@ -216,6 +216,13 @@ size_t fz_type_min(const fz_ctx_t *c, size_t t);
  * per-type scratch arrays, which are reused type after type. */
 size_t fz_type_max(const fz_ctx_t *c);
 int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n);
+/* The same with the caller's scratch of n keys (and n payloads with
+ * idx); NULL: allocated here. */
+int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
+                      uint32_t *ibuf);
+/* Stable by the given bits of each key alone; the others ride along (a
+ * payload packed into the key). */
+int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */
 static inline uint64_t fz_double_key(double v)

@@ -6,26 +6,30 @@
  * paired in start order; such groups are counted in the report. */
 #include "fz.h"
 
+/* A run's XUs of one type, each as union node << 32 | XU index (8 bytes
+ * instead of a key and an index apart), sorted by node. */
 typedef struct lrun {
-    uint64_t *key; /* union node, ascending */
-    uint32_t *idx; /* XU index */
+    uint64_t *key;
     size_t n, pos;
 } lrun_t;
 
+#define NODE(k) ((k) >> 32)
+#define XU(k) ((uint32_t)(k))
+
 /* Orders a group of equal labels by (start time, index). */
-static int order_dups(const fz_run_t *R, uint32_t *idx, size_t m)
+static int order_dups(const fz_run_t *R, uint64_t *key, size_t m)
 {
     fz_key_t *t = malloc(m * sizeof *t);
     if (!t)
         return OMPF_ENOMEM;
     for (size_t j = 0; j < m; j++) {
-        t[j].k1 = fz_xu_start(R, idx[j]);
-        t[j].k2 = idx[j];
-        t[j].idx = idx[j];
+        t[j].k1 = fz_xu_start(R, XU(key[j]));
+        t[j].k2 = XU(key[j]);
+        t[j].idx = XU(key[j]);
     }
     fz_sort_keys(t, m);
     for (size_t j = 0; j < m; j++)
-        idx[j] = t[j].idx;
+        key[j] = (key[j] & ~0xffffffffull) | t[j].idx;
     free(t);
     return 0;
 }
@@ -45,8 +49,7 @@ int fz_lgl(fz_ctx_t *c)
     size_t maxn = fz_type_max(c);
     for (size_t r = 0; r < n; r++) {
         L[r].key = malloc(maxn * sizeof *L[r].key);
-        L[r].idx = malloc(maxn * sizeof *L[r].idx);
-        if (!L[r].key || !L[r].idx) {
+        if (!L[r].key) {
             rc = OMPF_ENOMEM;
             goto out;
         }
@@ -60,18 +63,18 @@ int fz_lgl(fz_ctx_t *c)
             l->pos = 0;
             for (size_t j = 0; j < l->n; j++) {
                 uint32_t i = R->bytype[R->tstart[t] + j];
-                l->key[j] = fz_xu_ulab(R, i);
-                l->idx[j] = i;
+                l->key[j] = (uint64_t)fz_xu_ulab(R, i) << 32 | i;
             }
-            if ((rc = fz_radix_sort(l->key, l->idx, l->n)))
+            /* stable by node: equal nodes keep their ascending index */
+            if ((rc = fz_radix_sort_bits(l->key, l->n, ~0ull << 32)))
                 goto out;
             for (size_t a = 0; a < l->n;) {
                 size_t b = a + 1;
-                while (b < l->n && l->key[b] == l->key[a])
+                while (b < l->n && NODE(l->key[b]) == NODE(l->key[a]))
                     b++;
                 if (b - a > 1) {
                     dups++;
-                    if ((rc = order_dups(R, l->idx + a, b - a)))
+                    if ((rc = order_dups(R, l->key + a, b - a)))
                         goto out;
                 }
                 a = b;
@@ -84,17 +87,17 @@ int fz_lgl(fz_ctx_t *c)
             for (size_t r = 0; r < n && !done; r++) {
                 if (L[r].pos >= L[r].n)
                     done = 1;
-                else if (L[r].key[L[r].pos] > hi)
-                    hi = L[r].key[L[r].pos];
+                else if (NODE(L[r].key[L[r].pos]) > hi)
+                    hi = NODE(L[r].key[L[r].pos]);
             }
             if (done)
                 break;
             int all = 1;
             for (size_t r = 0; r < n; r++) {
                 lrun_t *l = &L[r];
-                while (l->pos < l->n && l->key[l->pos] < hi)
+                while (l->pos < l->n && NODE(l->key[l->pos]) < hi)
                     l->pos++;
-                if (l->pos >= l->n || l->key[l->pos] != hi)
+                if (l->pos >= l->n || NODE(l->key[l->pos]) != hi)
                     all = 0;
             }
             if (!all)
@@ -103,7 +106,7 @@ int fz_lgl(fz_ctx_t *c)
             for (size_t r = 0; r < n; r++) {
                 lrun_t *l = &L[r];
                 size_t e = l->pos;
-                while (e < l->n && l->key[e] == hi)
+                while (e < l->n && NODE(l->key[e]) == hi)
                     e++;
                 run[r] = e - l->pos;
                 if (run[r] < m)
@@ -111,7 +114,7 @@ int fz_lgl(fz_ctx_t *c)
             }
             for (size_t j = 0; j < m; j++) {
                 for (size_t r = 0; r < n; r++)
-                    tuple[r] = L[r].idx[L[r].pos + j];
+                    tuple[r] = XU(L[r].key[L[r].pos + j]);
                 if ((rc = fz_tuples_push(&c->res, n, tuple)))
                     goto out;
             }
@@ -136,7 +139,6 @@ out:
     if (L)
         for (size_t r = 0; r < n; r++) {
             free(L[r].key);
-            free(L[r].idx);
         }
     free(L);
     free(run);

@@ -145,18 +145,20 @@ size_t fz_type_max(const fz_ctx_t *c)
 }
 
 /* Small lists: a 65536-bucket pass would cost more than the sort itself;
- * qsort by (key, position) keeps ties in input order. */
-static int small_sort(uint64_t *key, uint32_t *idx, size_t n)
+ * an introsort by (key's bits, position) keeps ties in input order. */
+static int small_sort(uint64_t *key, uint32_t *idx, size_t n, uint64_t bits)
 {
     fz_key_t *t = malloc(n * sizeof *t);
     if (!t)
         return OMPF_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        t[i].k1 = key[i];
+        t[i].k1 = key[i] & bits;
         t[i].k2 = i;
         t[i].idx = idx ? idx[i] : 0;
     }
     fz_sort_keys(t, n);
+    for (size_t i = 0; i < n; i++)
+        t[i].k1 = key[t[i].k2]; /* the whole key, read before it is moved */
     for (size_t i = 0; i < n; i++) {
         key[i] = t[i].k1;
         if (idx)
@@ -291,34 +293,50 @@ static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_
         memcpy(idx, i2, n * sizeof *idx);
 }
 
-int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
+static int radix(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf, uint32_t *ibuf,
+                 uint64_t bits)
 {
     if (n < 2)
         return 0;
     if (n < 2048)
-        return small_sort(key, idx, n);
-    uint64_t varying = varying_bits(key, n);
+        return small_sort(key, idx, n, bits);
+    uint64_t varying = varying_bits(key, n) & bits;
     if (!varying)
         return 0;
-    uint64_t *k2 = malloc(n * sizeof *k2);
-    uint32_t *i2 = idx ? malloc(n * sizeof *i2) : NULL;
+    uint64_t *k2 = kbuf ? kbuf : malloc(n * sizeof *k2);
+    uint32_t *i2 = !idx ? NULL : ibuf ? ibuf : malloc(n * sizeof *i2);
     size_t *cnt = malloc(65536 * sizeof *cnt);
-    if (!k2 || (idx && !i2) || !cnt) {
-        free(k2);
-        free(i2);
-        free(cnt);
-        return OMPF_ENOMEM;
+    int ok = k2 && (!idx || i2) && cnt;
+    if (ok) {
+        /* Up to 4 LEAFs, or up to 64 when two 16-bit passes cover the
+         * varying bits (LGL's label nodes, CTC's start times within 4 s,
+         * BC's values when they span few binades), plain 16-bit LSD is as
+         * fast or faster (bench_sort). */
+        if (n <= 4 * LEAF || (passes(varying, 16) <= 2 && n <= 64 * LEAF))
+            lsd(key, idx, k2, i2, n, varying, 16, cnt);
+        else
+            msd8(key, idx, k2, i2, n, varying, cnt);
     }
-    /* Up to 4 LEAFs, or up to 64 when two 16-bit passes cover the varying
-     * bits (LGL's label nodes, CTC's start times within 4 s, BC's values
-     * when they span few binades), plain 16-bit LSD is as fast or faster
-     * (bench_sort). */
-    if (n <= 4 * LEAF || (passes(varying, 16) <= 2 && n <= 64 * LEAF))
-        lsd(key, idx, k2, i2, n, varying, 16, cnt);
-    else
-        msd8(key, idx, k2, i2, n, varying, cnt);
-    free(k2);
-    free(i2);
+    if (k2 != kbuf)
+        free(k2);
+    if (i2 != ibuf)
+        free(i2);
     free(cnt);
-    return 0;
+    return ok ? 0 : OMPF_ENOMEM;
+}
+
+int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n)
+{
+    return radix(key, idx, n, NULL, NULL, ~0ull);
+}
+
+int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
+                      uint32_t *ibuf)
+{
+    return radix(key, idx, n, kbuf, ibuf, ~0ull);
+}
+
+int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits)
+{
+    return radix(key, NULL, n, NULL, NULL, bits);
 }

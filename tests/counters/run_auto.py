@@ -10,7 +10,10 @@ sources_mount fixture, and unmounted only inside a private mount namespace.
             both check runs (deterministic); the slowdown is reported
   campaign  a campaign with the saved choice reuses it and evaluates: the
             best pair (first two chosen) is in different LGL runs and
-            scores random >= 5x LGL, and EPD random >= 2x LGL
+            scores random >= 5x LGL, and EPD random >= 2x LGL; each
+            uprobe's count per task label in the LGL-fused profile equals
+            that of every reference run that counted it (exactly: uprobes
+            count deterministically, whatever the load)
   notroot   as user nobody: exit 2 and a sentence that says to run as root
   notracefs tracefs unmounted (private namespace): the tool says so and
             chooses without tracepoints
@@ -55,7 +58,8 @@ def chosen(autodir):
 
 
 def xus(path, names):
-    """{label: [values of names]} of the task XUs of a profile (tool_dump)."""
+    """{label: [values of names]} of the task XUs of a profile (tool_dump);
+    None for a value missing or an event the profile does not count."""
     p = subprocess.run([A.dump, path], capture_output=True, text=True)
     check(p.returncode == 0, "tool_dump %s: %s" % (path, p.stderr))
     events, out = [], {}
@@ -63,9 +67,11 @@ def xus(path, names):
         f = line.split(" ")
         if f[0] == "event":
             events.append(f[1])
-        elif f[0] == "xu" and f[4] == "task":
-            vals = [None if v == "NA" else float(v) for v in f[14:]]
-            out[f[1]] = [vals[events.index(n)] for n in names]
+        elif f[0] == "xu" and f[2] == "task":
+            # the construct's name may hold spaces (a fused profile's is
+            # symbolized): the values are the last fields
+            vals = [None if v == "NA" else float(v) for v in f[len(f) - len(events):]]
+            out[f[1]] = [vals[events.index(n)] if n in events else None for n in names]
     return out
 
 
@@ -170,12 +176,46 @@ def t_campaign():
                     pair, val = item.strip().rsplit(" ", 1)
                     if set(pair.split(",")) == set(ev[:2]):
                         tmd[target] = float(val)
+    before = len(FAILS)
     if check(len(tmd) == 2, "no TMD of the best pair: %s" % tmd):
         check(tmd["random"] >= 5 * tmd["lgl"],
               "best pair: random %.3g is not far above LGL %.3g" % (tmd["random"], tmd["lgl"]))
     if check(len(epd) == 2, "no EPD of lgl and random: %s" % epd):
         check(epd["random"] >= 2 * epd["lgl"],
               "EPD: random %.3g is not 2x LGL %.3g" % (epd["random"], epd["lgl"]))
+    exact_uprobes(os.path.join(d, "auto_prog"), ev)
+    if len(FAILS) > before:
+        # what a failure on a loaded machine needs to be understood later
+        with open(os.path.join(d, "auto_prog", "evaluate.txt")) as f:
+            print("evaluate.txt:\n" + f.read())
+        with open("/proc/loadavg") as f:
+            print("chosen: %s; load average %s" % (ev, f.read().strip()))
+
+
+def exact_uprobes(rundir, ev):
+    """LGL joins on labels, and a uprobe counts the same in every run for
+    the same task: the fused profile's count of each chosen uprobe per
+    label must equal each reference run's that counted it."""
+    ups = [e for e in ev if e.startswith("uprobe:")]
+    fused = xus(os.path.join(rundir, "fused-lgl.ompf"), ups)
+    check(len(fused) == 24, "LGL fused %d task XUs, not 24" % len(fused))
+    seen = {e: 0 for e in ups}
+    for name in sorted(os.listdir(rundir)):
+        if not (name.startswith("reference-") and name.endswith(".ompf")):
+            continue
+        ref = xus(os.path.join(rundir, name), ups)
+        for j, e in enumerate(ups):
+            got = {l: v[j] for l, v in ref.items() if v[j] is not None}
+            if not got:
+                continue
+            seen[e] += 1
+            bad = [l for l in got if l not in fused or fused[l][j] != got[l]]
+            check(not bad, "%s: LGL's counts differ from %s for labels %s (fused %s, "
+                  "reference %s)" % (e, name, bad[:3], [fused.get(l, [None] * len(ups))[j]
+                                                          for l in bad[:3]],
+                                     [got[l] for l in bad[:3]]))
+    for e in ups:
+        check(seen[e] > 0, "%s: no reference run counted it" % e)
 
 
 def t_notroot():
