@@ -6,7 +6,9 @@
  * distributions that exercise skipped digits, ties, skew and recursion;
  * and fz_sort_keys, the introsort of (k1, k2, idx) records, against qsort
  * over sizes around its insertion-sort cut and orders that are quicksort's
- * hard cases. */
+ * hard cases.  The same table checks fz_radix_sort_buf (the caller's
+ * scratch) and fz_radix_sort_bits (stable by some bits of each key alone,
+ * the others riding along: LGL's node << 32 | XU index). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,8 +67,14 @@ static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
     return 0;
 }
 
-static void check(kind_t kind, size_t n, int with_idx)
+/* mode 0: fz_radix_sort without payload, 1 with, 2 fz_radix_sort_buf
+ * with payload and the caller's scratch, 3 fz_radix_sort_bits by the high
+ * 32 bits (the keys' low bits then scrambled, so that only stability by
+ * input position can give the expected order). */
+static void check(kind_t kind, size_t n, int mode)
 {
+    int with_idx = mode == 1 || mode == 2;
+    uint64_t mask = mode == 3 ? ~0ull << 32 : ~0ull;
     uint64_t s = 0x1234 + kind * 977 + n;
     uint64_t *key = malloc((n ? n : 1) * sizeof *key);
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -74,21 +82,39 @@ static void check(kind_t kind, size_t n, int with_idx)
     assert_non_null(key);
     assert_non_null(idx);
     assert_non_null(ref);
+    uint64_t *orig = malloc((n ? n : 1) * sizeof *orig);
+    assert_non_null(orig);
     for (size_t i = 0; i < n; i++) {
         key[i] = make_key(kind, i, n, &s);
+        if (mode == 3) /* the high half from the kind, the low half noise */
+            key[i] = (key[i] & mask) | (key[i] >> 32) | (fzt_rand(&s) & 0xffffffffull);
+        orig[i] = key[i];
         idx[i] = (uint32_t)i;
-        ref[i].key = key[i];
+        ref[i].key = key[i] & mask;
         ref[i].pos = (uint32_t)i;
     }
     qsort(ref, n, sizeof *ref, cmp_rec);
-    assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
-    for (size_t i = 0; i < n; i++) {
-        if (key[i] != ref[i].key || (with_idx && idx[i] != ref[i].pos))
-            fail_msg("kind %d n %zu idx %d: position %zu holds (%llx, %u), "
-                     "expected (%llx, %u)", (int)kind, n, with_idx, i,
-                     (unsigned long long)key[i], with_idx ? idx[i] : 0,
-                     (unsigned long long)ref[i].key, ref[i].pos);
+    if (mode == 2) {
+        uint64_t *kb = malloc((n ? n : 1) * sizeof *kb);
+        uint32_t *ib = malloc((n ? n : 1) * sizeof *ib);
+        assert_non_null(kb);
+        assert_non_null(ib);
+        assert_int_equal(fz_radix_sort_buf(key, idx, n, kb, ib), 0);
+        free(kb);
+        free(ib);
+    } else if (mode == 3) {
+        assert_int_equal(fz_radix_sort_bits(key, n, mask), 0);
+    } else {
+        assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
     }
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] != orig[ref[i].pos] || (with_idx && idx[i] != ref[i].pos))
+            fail_msg("kind %d n %zu mode %d: position %zu holds (%llx, %u), "
+                     "expected (%llx, %u)", (int)kind, n, mode, i,
+                     (unsigned long long)key[i], with_idx ? idx[i] : 0,
+                     (unsigned long long)orig[ref[i].pos], ref[i].pos);
+    }
+    free(orig);
     free(key);
     free(idx);
     free(ref);
@@ -108,13 +134,14 @@ static void test_table(void **state)
                                    262144, 262145, 1000000};
     for (int k = K_RANDOM64; k <= K_EQUAL; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-            for (int w = 0; w < 2; w++)
-                check((kind_t)k, sizes[s], w);
+            for (int mode = 0; mode < 4; mode++)
+                check((kind_t)k, sizes[s], mode);
     /* Keys that two 16-bit passes cover take MSD passes above 2^22. */
     check(K_LOW20, 4194304, 1);
     check(K_LOW20, 4194305, 1);
     check(K_FEW, 4194305, 1);
     check(K_LOW8, 4194305, 1);
+    check(K_RANDOM64, 4194305, 3); /* MSD passes by the high bits alone */
 }
 
 /* fz_sort_keys (LGL's duplicate labels, CTC's equal start times, BC's
