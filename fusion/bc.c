@@ -219,8 +219,6 @@ int fz_bc(fz_ctx_t *c, int labeled)
     uint32_t *ptup = NULL, *plab = NULL;
     uint32_t *clab = NULL; /* union label of each cur XU */
     uint32_t *prank = NULL, *crank = NULL; /* their ranks (BC's order) */
-    uint32_t *slot = NULL; /* prev index -> its cur partner or FZ_NONE */
-    uint32_t *pair_p = NULL, *pair_c = NULL;
     bc_grid_t *grid = NULL;
     bc_cache_t cc;
     memset(&cc, 0, sizeof cc);
@@ -239,12 +237,9 @@ int fz_bc(fz_ctx_t *c, int labeled)
         prank = malloc(maxn * sizeof *prank);
         crank = malloc(maxn * sizeof *crank);
     }
-    slot = malloc(maxn * sizeof *slot);
-    pair_p = malloc(maxn * sizeof *pair_p);
-    pair_c = malloc(maxn * sizeof *pair_c);
     grid = bc_grid_create(maxn, kmax);
     if (!grid || !ptup || !plab || !clab ||
-        (labeled && (!prank || !crank)) || !slot || !pair_p || !pair_c ||
+        (labeled && (!prank || !crank)) ||
         (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;
     rc = 0;
@@ -296,7 +291,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
                 break;
             bc_prob_t pb = {np, nc, k, {prank, crank}, fz_stream(c->opts->seed, t, s),
                             {ptup + b, cx}, {n, 1}, cc.ps, cc.nps,
-                            pair_p, pair_c, 0, 0, 1};
+                            NULL, NULL, 0, 0, 1};
             if ((rc = bc_grid_solve(grid, &pb)))
                 break;
             c->rep->types[t].iterations += pb.iterations;
@@ -306,10 +301,12 @@ int fz_bc(fz_ctx_t *c, int labeled)
              * prev side is in that order already: the pairs are placed by
              * their prev index and prev is read in sequence, so the new
              * side is written over the old one (nw <= pi). */
+            /* prev index -> its cur partner or FZ_NONE */
+            uint32_t *slot = bc_grid_spare(grid);
             for (size_t j = 0; j < np; j++)
                 slot[j] = FZ_NONE;
             for (size_t j = 0; j < pb.n_pairs; j++)
-                slot[pair_p[j]] = pair_c[j];
+                slot[pb.pair_p[j]] = pb.pair_c[j];
             size_t nw = 0;
             for (size_t pi = 0; pi < np; pi++) {
                 uint32_t cj = slot[pi];
@@ -365,9 +362,6 @@ out:
     free(clab);
     free(prank);
     free(crank);
-    free(slot);
-    free(pair_p);
-    free(pair_c);
     bc_grid_destroy(grid);
     cache_free(&cc);
     return rc;

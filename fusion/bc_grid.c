@@ -42,7 +42,10 @@ struct bc_grid {
                           a missing value from the top down; also dmax's
                           values and the radix sort's scratch keys */
     void *scr;         /* the radix sorts' other scratch: cap / 2 keys
-                          (dmax) or cap payloads (the Morton sort) */
+                          (dmax) or cap payloads (the Morton sort); then
+                          the pairs (prev, then cur indices: cap / 2
+                          each) */
+    uint32_t *pp, *pc; /* the pairs, in scr */
     uint8_t *lv;       /* lv[j]: level XU j shares with XU j - 1 */
     fz_key_t *tp, *tc; /* one cell's members, per side */
     double *mn, *mx;   /* bounds per value */
@@ -62,6 +65,8 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
     g->idx = malloc(n * sizeof *g->idx);
     g->tag = malloc(n * sizeof *g->tag);
     g->scr = malloc(n * sizeof(uint32_t)); /* n / 2 keys of 8 bytes */
+    g->pp = g->scr;
+    g->pc = g->pp ? g->pp + n / 2 : NULL;
     g->lv = malloc(n);
     g->tp = malloc(n / 2 * sizeof *g->tp);
     g->tc = malloc(n / 2 * sizeof *g->tc);
@@ -79,6 +84,11 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
 uint64_t *bc_grid_rows(bc_grid_t *g)
 {
     return g->rec;
+}
+
+uint32_t *bc_grid_spare(bc_grid_t *g)
+{
+    return g->idx; /* the sort permutation and the open cells' members */
 }
 
 void bc_grid_destroy(bc_grid_t *g)
@@ -404,8 +414,8 @@ static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint3
     fz_sort_keys(tc, nc);
     for (size_t j = 0; j < m; j++) {
         uint64_t *p = &tag[tp[j].idx], *q = &tag[tc[j].idx];
-        pb->pair_p[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
-        pb->pair_c[pb->n_pairs] = (uint32_t)(*q & TAG_INDEX);
+        g->pp[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
+        g->pc[pb->n_pairs] = (uint32_t)(*q & TAG_INDEX);
         pb->n_pairs++;
         *p |= TAG_PAIRED;
         *q |= TAG_PAIRED;
@@ -518,6 +528,8 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
 {
     size_t k = pb->k, n = pb->np + pb->nc, w = k + 1;
     pb->n_pairs = 0;
+    pb->pair_p = g->pp;
+    pb->pair_c = g->pc;
     pb->iterations = 0;
     pb->dmax = 1;
     if (!pb->np || !pb->nc)

@@ -28,7 +28,9 @@ typedef struct bc_prob {
      * (psorted[e] NULL: the grid gathers and sorts them) */
     const double *const *psorted;
     const size_t *npsorted;
-    uint32_t *pair_p, *pair_c; /* out: min(np, nc) capacity */
+    /* out: the pairs (prev index, cur index), in the grid's memory: valid
+     * until the next bc_grid_solve */
+    const uint32_t *pair_p, *pair_c;
     size_t n_pairs;
     uint32_t iterations;
     double dmax;
@@ -39,6 +41,9 @@ typedef struct bc_prob {
  * bc_put; NaN = missing.  Valid until the next bc_grid_solve. */
 #define BC_ROW(k) ((k) + 1)
 uint64_t *bc_grid_rows(bc_grid_t *g);
+/* maxn entries of the grid's memory that are free from the end of one
+ * bc_grid_solve to the start of the next (the caller's scratch then). */
+uint32_t *bc_grid_spare(bc_grid_t *g);
 
 static inline void bc_put(uint64_t *slot, double v)
 {

@@ -6,48 +6,108 @@
 
 #include "fz.h"
 
-/* Sorts the XUs of type t of run R chronologically into idx. */
-static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t,
-                  uint64_t *key, uint32_t *idx, size_t cnt)
+/* Orders a group of XUs with equal start times by (end, label order,
+ * index). */
+static int order_ties(const fz_ctx_t *c, const fz_run_t *R, uint32_t *idx, size_t m)
 {
+    fz_key_t *k = malloc(m * sizeof *k);
+    if (!k)
+        return OMPF_ENOMEM;
+    for (size_t j = 0; j < m; j++) {
+        k[j].k1 = fz_xu_end(R, idx[j]);
+        k[j].k2 = c->urank[fz_xu_ulab(R, idx[j])];
+        k[j].idx = idx[j];
+    }
+    fz_sort_keys(k, m);
+    for (size_t j = 0; j < m; j++)
+        idx[j] = k[j].idx;
+    free(k);
+    return 0;
+}
+
+static unsigned bitlen(uint64_t x)
+{
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+}
+
+/* Sorts the cnt XUs of type t of run R chronologically and writes XU j of
+ * that order, j < keep, to col[j * stride] (its place in fused XU j: the
+ * runs' orders are cut to the shortest).  key: cnt
+ * entries of scratch.  When the start times of the type (less the
+ * earliest) and the XU indices fit in 64 bits together, each key carries
+ * both and is sorted by its time bits alone (stable: indices ascend within
+ * a time), 16 bytes an XU with the sort's scratch; else the index goes in
+ * an array of its own beside the key, 24. */
+static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t, uint64_t *key, size_t cnt,
+                  size_t keep, uint32_t *col, size_t stride)
+{
+    const uint32_t *bt = R->bytype + R->tstart[t];
+    if (!cnt)
+        return 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t j = 0; j < cnt; j++) {
-        idx[j] = R->bytype[R->tstart[t] + j];
+        uint64_t v = fz_xu_start(R, bt[j]);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    unsigned ib = bitlen(R->n_xu - 1), sb = bitlen(hi - lo);
+    int rc = 0;
+    if (sb + ib <= 64) {
+        uint64_t im = ib ? ~0ull >> (64 - ib) : 0;
+        for (size_t j = 0; j < cnt; j++)
+            key[j] = (fz_xu_start(R, bt[j]) - lo) << ib | bt[j];
+        rc = fz_radix_sort_bits(key, cnt, ~im);
+        for (size_t a = 0; a < cnt && !rc;) {
+            size_t b = a + 1;
+            while (b < cnt && (key[b] & ~im) == (key[a] & ~im))
+                b++;
+            if (b - a > 1) {
+                uint32_t one[64], *idx = b - a <= 64 ? one : malloc((b - a) * sizeof *idx);
+                if (!idx)
+                    return OMPF_ENOMEM;
+                for (size_t j = a; j < b; j++)
+                    idx[j - a] = (uint32_t)(key[j] & im);
+                rc = order_ties(c, R, idx, b - a);
+                for (size_t j = a; j < b; j++)
+                    key[j] = (key[j] & ~im) | idx[j - a];
+                if (idx != one)
+                    free(idx);
+            }
+            a = b;
+        }
+        for (size_t j = 0; j < keep && !rc; j++)
+            col[j * stride] = (uint32_t)(key[j] & im);
+        return rc;
+    }
+    uint32_t *idx = malloc(cnt * sizeof *idx);
+    if (!idx)
+        return OMPF_ENOMEM;
+    for (size_t j = 0; j < cnt; j++) {
+        idx[j] = bt[j];
         key[j] = fz_xu_start(R, idx[j]);
     }
-    int rc = fz_radix_sort(key, idx, cnt);
+    rc = fz_radix_sort(key, idx, cnt);
     for (size_t a = 0; a < cnt && !rc;) {
         size_t b = a + 1;
         while (b < cnt && key[b] == key[a])
             b++;
-        if (b - a > 1) {
-            fz_key_t *k = malloc((b - a) * sizeof *k);
-            if (!k)
-                return OMPF_ENOMEM;
-            for (size_t j = a; j < b; j++) {
-                k[j - a].k1 = fz_xu_end(R, idx[j]);
-                k[j - a].k2 = c->urank[fz_xu_ulab(R, idx[j])];
-                k[j - a].idx = idx[j];
-            }
-            fz_sort_keys(k, b - a);
-            for (size_t j = a; j < b; j++)
-                idx[j] = k[j - a].idx;
-            free(k);
-        }
+        if (b - a > 1)
+            rc = order_ties(c, R, idx + a, b - a);
         a = b;
     }
+    for (size_t j = 0; j < keep && !rc; j++)
+        col[j * stride] = idx[j];
+    free(idx);
     return rc;
 }
 
 int fz_ctc(fz_ctx_t *c)
 {
-    size_t n = c->n, maxn = fz_type_max(c);
+    size_t n = c->n;
     int rc = 0;
-    uint32_t *list = malloc(maxn * sizeof *list);
-    uint64_t *key = malloc(maxn * sizeof *key);
-    if (!list || !key) {
-        rc = OMPF_ENOMEM;
-        goto out;
-    }
+    uint64_t *key = malloc(fz_type_max(c) * sizeof *key);
+    if (!key)
+        return OMPF_ENOMEM;
     for (size_t t = 0; t < c->n_types && !rc; t++) {
         size_t m = fz_type_min(c, t);
         if (m == 0)
@@ -59,15 +119,11 @@ int fz_ctc(fz_ctx_t *c)
         }
         for (size_t r = 0; r < n && !rc; r++) {
             const fz_run_t *R = &c->runs[r];
-            rc = chrono(c, R, t, key, list, R->tstart[t + 1] - R->tstart[t]);
-            for (size_t j = 0; j < m && !rc; j++)
-                rows[j * n + r] = list[j];
+            rc = chrono(c, R, t, key, R->tstart[t + 1] - R->tstart[t], m, rows + r, n);
         }
         c->rep->types[t].fused = rc ? 0 : m;
         fz_progress_type(c, t);
     }
-out:
-    free(list);
     free(key);
     return rc;
 }

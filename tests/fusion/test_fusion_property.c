@@ -24,6 +24,10 @@ static uint64_t rnd(void)
     return z ^ (z >> 31);
 }
 
+/* Start times spread over more than 2^60 ns: CTC then cannot carry a
+ * time and an index in one 64-bit key and sorts them apart (ctc.c). */
+static int wide_times;
+
 /* An original profile with n XUs over 4 types, nested labels (a few
  * duplicated within a type), start-time ties, repeated values. */
 static ompf_profile_t *original(uint64_t seed, size_t n)
@@ -45,7 +49,10 @@ static ompf_profile_t *original(uint64_t seed, size_t n)
         double v[N_EV];
         for (int e = 0; e < N_EV; e++)
             v[e] = (double)(rnd() % (e == 0 ? 50 : 100000));
-        fzt_xu(p, 1000 + i, type, l, (rnd() % (n / 2 + 1)) * 10, v);
+        uint64_t start = (rnd() % (n / 2 + 1)) * 10;
+        if (wide_times && rnd() % 3 == 0)
+            start += 1ull << 61;
+        fzt_xu(p, 1000 + i, type, l, start, v);
     }
     return p;
 }
@@ -180,6 +187,10 @@ static void test_ctc(void **s)
         run_property(OMPF_FUSE_CTC, disjoint3, 3, seed, 500);
         run_property(OMPF_FUSE_CTC, disjoint7, 7, seed, 200);
     }
+    wide_times = 1;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        run_property(OMPF_FUSE_CTC, disjoint3, 3, seed, 3000);
+    wide_times = 0;
 }
 
 static void test_bc(void **s)

@@ -177,6 +177,42 @@ static void test_ctc_start_order(void **state)
     destroy_all(in, 2);
 }
 
+/* CTC's two sorts (ctc.c): run 0's start times span 2^63 ns, too wide to
+ * share a 64-bit key with the XU index, so they are sorted beside an index
+ * array; run 1's are not.  Both order equal start times (and ends) by
+ * label order: run 0 gives 3, 2 (0.2), 1 (0.5), 4; run 1 gives 11, 13
+ * (0.1), 12 (0.9). */
+static void test_ctc_ties_wide(void **state)
+{
+    (void)state;
+    ompf_profile_t *in[2];
+    in[0] = fzt_profile(1, "A");
+    in[1] = fzt_profile(2, "B");
+    double v = 1;
+    fzt_xu(in[0], 1, 1, "0.5", 100, &v);
+    fzt_xu(in[0], 2, 1, "0.2", 100, &v);
+    fzt_xu(in[0], 3, 1, "0.3", 50, &v);
+    fzt_xu(in[0], 4, 1, "0.7", 1ull << 63, &v);
+    fzt_xu(in[1], 12, 1, "0.9", 7, &v);
+    fzt_xu(in[1], 13, 1, "0.1", 7, &v);
+    fzt_xu(in[1], 11, 1, "0.3", 3, &v);
+    ompf_profile_t *f;
+    ompf_fuse_report_t *rep;
+    ompf_error_t err;
+    assert_int_equal(fzt_fuse(in, 2, OMPF_FUSE_CTC, 1, &f, &rep, &err), 0);
+    assert_int_equal(ompf_xu_count(f), 3);
+    static const uint64_t pairs[3][2] = {{3, 11}, {2, 13}, {1, 12}};
+    for (size_t j = 0; j < 3; j++) {
+        long k = fzt_find_prov(f, 0, pairs[j][0]);
+        assert_true(k >= 0);
+        assert_int_equal(ompf_xu_provenance_const(f, (size_t)k)[1], pairs[j][1]);
+    }
+    assert_int_equal(ompf_fuse_report_unmatched(rep, 0), 1);
+    ompf_fuse_report_destroy(rep);
+    ompf_profile_destroy(f);
+    destroy_all(in, 2);
+}
+
 /* First run wins for an event measured by several runs (CTC, LGL,
  * random), and for BC the first run in the combination order. */
 static void test_first_run_wins(void **state)
@@ -802,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_lgl_by_label),
         cmocka_unit_test(test_lgl_unmatched_and_duplicates),
         cmocka_unit_test(test_ctc_start_order),
+        cmocka_unit_test(test_ctc_ties_wide),
         cmocka_unit_test(test_first_run_wins),
         cmocka_unit_test(test_bc_nearest),
         cmocka_unit_test(test_bc_label_order_in_cell),
