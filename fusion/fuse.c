@@ -286,6 +286,8 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
     }
     free(c.urank);
     c.urank = NULL;
+    if (bc) /* BC named its pairs as it made them */
+        fz_lca_free(&c);
     if (lca_late && (rc = fz_lca_build(&c)))
         goto done;
     if (out ? (rc = fz_build_output(&c, forced, out))

@@ -140,7 +140,8 @@ fail:
  * the labels (written before the XUs) are complete. */
 typedef struct fz_rows {
     fz_ctx_t *c;
-    uint32_t *sorted; /* nt tuples of n XU indices, base order */
+    uint32_t *tup;    /* nt tuples of n XU indices, in the strategy's order */
+    uint32_t *ord;    /* output XU i is tuple ord[i]: base-run order */
     uint32_t *olab;   /* output label node of each */
     /* The output's label trie, by reference to the union trie: output
      * node j is union node rev[j], union node u output node memo[u]
@@ -154,6 +155,12 @@ typedef struct fz_rows {
     ompf_part_t *pbuf; /* a packed base XU's parts, unpacked */
     uint32_t cap_pbuf;
 } fz_rows_t;
+
+/* Output XU i's tuple. */
+static inline const uint32_t *row(const fz_rows_t *R, size_t i)
+{
+    return R->tup + (size_t)R->ord[i] * R->c->n;
+}
 
 /* The output node of union node u: its path from the nearest node
  * already in the output gets nodes, top-down, as XUs in the output's
@@ -194,32 +201,29 @@ static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
     memset(R, 0, sizeof *R);
     R->c = c;
     R->nt = nt;
-    /* Base indices are unique: scatter through a position table. */
-    R->sorted = malloc((nt ? nt : 1) * n * sizeof *R->sorted);
-    uint32_t *pos = malloc((c->runs[b].n_xu ? c->runs[b].n_xu : 1) * sizeof *pos);
-    /* the union labels the strategy found, in the same order */
-    uint32_t *ul = c->res.lab ? malloc((nt ? nt : 1) * sizeof *ul) : NULL;
-    if (!R->sorted || !pos || (c->res.lab && !ul)) {
+    /* The output goes in base-run order: through a position table (base
+     * indices are unique), each output XU's tuple.  A sorted copy of the
+     * tuples would hold them twice (the peak of CTC and random on a
+     * one-type program). */
+    size_t nb = c->runs[b].n_xu;
+    uint32_t *pos = malloc((nb ? nb : 1) * sizeof *pos);
+    R->ord = malloc((nt ? nt : 1) * sizeof *R->ord);
+    if (!pos || !R->ord) {
         free(pos);
-        free(ul);
         return OMPF_ENOMEM;
     }
-    for (size_t i = 0; i < c->runs[b].n_xu; i++)
+    for (size_t i = 0; i < nb; i++)
         pos[i] = FZ_NONE;
     for (size_t i = 0; i < nt; i++)
         pos[c->res.v[i * n + b]] = (uint32_t)i;
     size_t k = 0;
-    for (size_t i = 0; i < c->runs[b].n_xu; i++)
-        if (pos[i] != FZ_NONE) {
-            if (ul)
-                ul[k] = c->res.lab[pos[i]];
-            memcpy(R->sorted + (k++) * n, c->res.v + (size_t)pos[i] * n,
-                   n * sizeof *R->sorted);
-        }
+    for (size_t i = 0; i < nb; i++)
+        if (pos[i] != FZ_NONE)
+            R->ord[k++] = pos[i];
     free(pos);
-    /* The tuples in strategy order are no longer needed (peak memory). */
-    free(c->res.v);
-    free(c->res.lab);
+    R->tup = c->res.v;
+    /* the union labels the strategy found, by tuple */
+    uint32_t *ul = c->res.lab;
     c->res.v = NULL;
     c->res.lab = NULL;
     c->res.cap = 0;
@@ -240,37 +244,45 @@ static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
      * label, and their common prefix is that label. */
     int same = c->opts->strategy == OMPF_FUSE_LGL;
     int rc = 0;
-    for (size_t i = 0; ul && i < nt && !rc; i++)
-        rc = out_label(c, R, ul[i], &R->olab[i]);
+    for (size_t i = 0; ul && i < nt && !rc; i++) {
+        if (i + 16 < nt)
+            __builtin_prefetch(&ul[R->ord[i + 16]]);
+        rc = out_label(c, R, ul[R->ord[i]], &R->olab[i]);
+    }
     for (size_t i = 0; !ul && i < nt && !rc; i++) {
         /* Other runs' XUs are in random places: fetch the records 16
-         * tuples ahead and the label maps 8 ahead, so the misses overlap. */
+         * tuples ahead and the label maps 8 ahead, so the misses overlap
+         * (and the tuples themselves 32 ahead). */
+        if (i + 32 < nt)
+            __builtin_prefetch(row(R, i + 32));
         if (i + 16 < nt) {
-            const uint32_t *ta = R->sorted + (i + 16) * n;
+            const uint32_t *ta = row(R, i + 16);
             for (size_t r = 0; r < n; r++)
                 if (!same || r == b)
                     __builtin_prefetch(&c->runs[r].vlabel.base[ta[r] * c->runs[r].vlabel.stride]);
         }
         if (i + 8 < nt) {
-            const uint32_t *ta = R->sorted + (i + 8) * n;
+            const uint32_t *ta = row(R, i + 8);
             for (size_t r = 0; r < n; r++)
                 if (!same || r == b)
                     if (c->runs[r].ulab)
                         __builtin_prefetch(&c->runs[r].ulab[fz_xu_label(&c->runs[r], ta[r])]);
         }
-        const uint32_t *tp = R->sorted + i * n;
+        const uint32_t *tp = row(R, i);
         uint32_t u = fz_xu_ulab(&c->runs[b], tp[b]);
         for (size_t r = 0; r < n && !same; r++)
             u = fz_lca(c, u, fz_xu_ulab(&c->runs[r], tp[r]));
         rc = out_label(c, R, u, &R->olab[i]);
     }
     free(ul);
+    fz_lca_free(c); /* every fused XU has its label: peak memory */
     return rc;
 }
 
 static void free_rows(fz_rows_t *R)
 {
-    free(R->sorted);
+    free(R->tup);
+    free(R->ord);
     free(R->olab);
     free(R->memo);
     free(R->rev);
@@ -312,8 +324,10 @@ static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
 {
     fz_ctx_t *c = R->c;
     size_t n = c->n, b = c->order[0], nt = R->nt;
+    if (i + 32 < nt)
+        __builtin_prefetch(row(R, i + 32));
     if (i + 16 < nt) {
-        const uint32_t *ta = R->sorted + (i + 16) * n;
+        const uint32_t *ta = row(R, i + 16);
         for (size_t r = 0; r < n; r++)
             __builtin_prefetch(r == b ? (const void *)ompf_xu_get(c->runs[r].p, ta[r])
                                       : (const void *)&c->runs[r].vid.base[ta[r] * c->runs[r].vid.stride]);
@@ -324,7 +338,7 @@ static void make_row(const fz_rows_t *R, size_t i, ompf_xu_t *x, double *vals,
                                    c->runs[q].ev[g]);
         }
     }
-    const uint32_t *tp = R->sorted + i * n;
+    const uint32_t *tp = row(R, i);
     ompf_xu_record(c->runs[b].p, tp[b], x); /* full or packed (fuse.c, lean_ok) */
     x->type = c->runs[b].ctype[x->type];
     x->label = R->olab[i];
@@ -346,7 +360,7 @@ static int row_exact(const fz_rows_t *R, size_t i, const double *vals,
                      int (*fn)(void *, size_t, uint32_t, uint64_t), void *ctx)
 {
     fz_ctx_t *c = R->c;
-    const uint32_t *tp = R->sorted + i * c->n;
+    const uint32_t *tp = row(R, i);
     int rc = 0;
     for (size_t g = 0; g < c->n_events && !rc; g++) {
         uint32_t q = c->events[g].provider;
@@ -413,7 +427,7 @@ int fz_build_output(fz_ctx_t *c, const char *forced, ompf_profile_t **outp)
             break;
         /* the parts come with the timing: both from the base run */
         uint32_t np;
-        const ompf_part_t *pt = base_parts(&R, R.sorted[i * c->n + b], &np, &rc);
+        const ompf_part_t *pt = base_parts(&R, row(&R, i)[b], &np, &rc);
         if (rc || (pt && (rc = ompf_xu_set_parts(out, i, pt, np))))
             break;
         memcpy(ompf_xu_provenance(out, i), prov, c->n * sizeof *prov);
@@ -451,7 +465,7 @@ static int push_exact(void *ctx, size_t i, uint32_t g, uint64_t ex)
         R->cap_ex = cap;
     }
     const fz_ctx_t *c = R->c;
-    R->ex[R->n_ex++] = fz_xu_id(&c->runs[c->order[0]], R->sorted[i * c->n + c->order[0]]);
+    R->ex[R->n_ex++] = fz_xu_id(&c->runs[c->order[0]], row(R, i)[c->order[0]]);
     R->ex[R->n_ex++] = g;
     R->ex[R->n_ex++] = ex;
     return 0;
@@ -486,7 +500,7 @@ static const ompf_part_t *feed_parts(void *ctx, size_t i, uint32_t *np,
     (void)one;
     fz_rows_t *R = ctx;
     const fz_ctx_t *c = R->c;
-    uint32_t bi = R->sorted[i * c->n + c->order[0]];
+    uint32_t bi = row(R, i)[c->order[0]];
     int rc;
     const ompf_part_t *pt = base_parts(R, bi, np, &rc);
     *id = fz_xu_id(&c->runs[c->order[0]], bi);

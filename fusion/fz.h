@@ -147,6 +147,9 @@ int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
  * union trie is complete, then fz_lca in O(log depth). */
 int fz_lca_build(fz_ctx_t *c);
 uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y);
+/* Drops the table once the fused XUs are named (16 bytes a union node);
+ * fz_lca still answers, by walking parent chains. */
+void fz_lca_free(fz_ctx_t *c);
 /* A hint some calls before fz_lca(c, x, ...): its first load misses. */
 void fz_lca_prefetch(const fz_ctx_t *c, uint32_t x);
 int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */

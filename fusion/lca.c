@@ -64,6 +64,13 @@ uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y)
     return x;
 }
 
+void fz_lca_free(fz_ctx_t *c)
+{
+    free(c->anc);
+    c->anc = NULL;
+    c->n_anc = 0;
+}
+
 void fz_lca_prefetch(const fz_ctx_t *c, uint32_t x)
 {
     if (c->anc && x < c->n_anc)
