@@ -166,7 +166,8 @@ int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
  * is filled by one of the two only. */
 int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
                            uint32_t lab);
-/* Adds m unlabelled tuples and returns the first (rows of n_runs), for
+/* Adds m unlabelled tuples (to a result without labels: lab is not grown)
+ * and returns the first (rows of n_runs), for
  * the caller to fill run by run (CTC and random: the j-th XU of every
  * run's ordered list forms tuple j, and one list is held at a time);
  * NULL when out of memory. */

@@ -185,14 +185,15 @@ static uint64_t varying_bits(const uint64_t *key, size_t n)
 #define LEAF 65536
 
 /* One stable counting pass: keys (and payload) from ks/is to kd/id by the
- * digit (key >> shift) & mask; cnt (mask + 1 entries) ends holding each
- * digit's end in kd. */
+ * digit ((key & bits) >> shift) & mask (bits: those sorted by; the others
+ * ride along even where they share a digit); cnt (mask + 1 entries) ends
+ * holding each digit's end in kd. */
 static void scatter(const uint64_t *ks, const uint32_t *is, uint64_t *kd, uint32_t *id,
-                    size_t n, unsigned shift, size_t mask, size_t *cnt)
+                    size_t n, unsigned shift, size_t mask, size_t *cnt, uint64_t bits)
 {
     memset(cnt, 0, (mask + 1) * sizeof *cnt);
     for (size_t i = 0; i < n; i++)
-        cnt[(ks[i] >> shift) & mask]++;
+        cnt[((ks[i] & bits) >> shift) & mask]++;
     size_t sum = 0;
     for (size_t d = 0; d <= mask; d++) {
         size_t c = cnt[d];
@@ -200,7 +201,7 @@ static void scatter(const uint64_t *ks, const uint32_t *is, uint64_t *kd, uint32
         sum += c;
     }
     for (size_t i = 0; i < n; i++) {
-        size_t p = cnt[(ks[i] >> shift) & mask]++;
+        size_t p = cnt[((ks[i] & bits) >> shift) & mask]++;
         kd[p] = ks[i];
         if (is)
             id[p] = is[i];
@@ -210,7 +211,7 @@ static void scatter(const uint64_t *ks, const uint32_t *is, uint64_t *kd, uint32
 /* LSD with digits of w bits (8, 11 or 16) over the bits set in varying;
  * stable.  cnt holds 2^w entries. */
 static void lsd(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
-                uint64_t varying, unsigned w, size_t *cnt)
+                uint64_t varying, unsigned w, size_t *cnt, uint64_t bits)
 {
     size_t mask = ((size_t)1 << w) - 1;
     uint64_t *ks = key, *kd = k2;
@@ -218,7 +219,7 @@ static void lsd(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t
     for (unsigned shift = 0; shift < 64 && (varying >> shift); shift += w) {
         if (!((varying >> shift) & mask))
             continue;
-        scatter(ks, is, kd, id, n, shift, mask, cnt);
+        scatter(ks, is, kd, id, n, shift, mask, cnt, bits);
         uint64_t *tk = ks;
         ks = kd;
         kd = tk;
@@ -269,24 +270,24 @@ static unsigned leaf_width(size_t m, uint64_t varying)
  * pages: with 60 varying bits (BC's Morton keys) it took 62 ns per key at
  * 10^7 keys, this 24 (bench_sort). */
 static void msd8(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2, size_t n,
-                 uint64_t varying, size_t *cnt)
+                 uint64_t varying, size_t *cnt, uint64_t bits)
 {
     if (!varying || n < 2)
         return;
     if (n <= LEAF) {
-        lsd(key, idx, k2, i2, n, varying, leaf_width(n, varying), cnt);
+        lsd(key, idx, k2, i2, n, varying, leaf_width(n, varying), cnt, bits);
         return;
     }
     unsigned hi = 64 - (unsigned)__builtin_clzll(varying);
     unsigned sh = hi > 8 ? hi - 8 : 0;
     size_t end[256];
-    scatter(key, idx, k2, i2, n, sh, 255, end);
+    scatter(key, idx, k2, i2, n, sh, 255, end, bits);
     uint64_t low = sh ? varying & ((1ull << sh) - 1) : 0;
     for (size_t d = 0; d < 256 && low; d++) {
         size_t a = d ? end[d - 1] : 0, m = end[d] - a;
         if (m > 1)
             msd8(k2 + a, idx ? i2 + a : NULL, key + a, idx ? idx + a : NULL, m,
-                 varying_bits(k2 + a, m) & low, cnt);
+                 varying_bits(k2 + a, m) & low, cnt, bits);
     }
     memcpy(key, k2, n * sizeof *key);
     if (idx)
@@ -313,9 +314,9 @@ static int radix(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf, uint32_
          * BC's values when they span few binades), plain 16-bit LSD is as
          * fast or faster (bench_sort). */
         if (n <= 4 * LEAF || (passes(varying, 16) <= 2 && n <= 64 * LEAF))
-            lsd(key, idx, k2, i2, n, varying, 16, cnt);
+            lsd(key, idx, k2, i2, n, varying, 16, cnt, bits);
         else
-            msd8(key, idx, k2, i2, n, varying, cnt);
+            msd8(key, idx, k2, i2, n, varying, cnt, bits);
     }
     if (k2 != kbuf)
         free(k2);

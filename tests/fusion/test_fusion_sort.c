@@ -69,12 +69,13 @@ static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
 
 /* mode 0: fz_radix_sort without payload, 1 with, 2 fz_radix_sort_buf
  * with payload and the caller's scratch, 3 fz_radix_sort_bits by the high
- * 32 bits (the keys' low bits then scrambled, so that only stability by
- * input position can give the expected order). */
+ * 32 bits, 4 by all but the low 20 (a boundary inside the sort's digits);
+ * in 3 and 4 the other bits are scrambled, so that only stability by
+ * input position can give the expected order. */
 static void check(kind_t kind, size_t n, int mode)
 {
     int with_idx = mode == 1 || mode == 2;
-    uint64_t mask = mode == 3 ? ~0ull << 32 : ~0ull;
+    uint64_t mask = mode == 3 ? ~0ull << 32 : mode == 4 ? ~0xfffffull : ~0ull;
     uint64_t s = 0x1234 + kind * 977 + n;
     uint64_t *key = malloc((n ? n : 1) * sizeof *key);
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -86,8 +87,8 @@ static void check(kind_t kind, size_t n, int mode)
     assert_non_null(orig);
     for (size_t i = 0; i < n; i++) {
         key[i] = make_key(kind, i, n, &s);
-        if (mode == 3) /* the high half from the kind, the low half noise */
-            key[i] = (key[i] & mask) | (key[i] >> 32) | (fzt_rand(&s) & 0xffffffffull);
+        if (mode >= 3) /* the sorted bits from the kind, the others noise */
+            key[i] = (key[i] & mask) | (fzt_rand(&s) & ~mask);
         orig[i] = key[i];
         idx[i] = (uint32_t)i;
         ref[i].key = key[i] & mask;
@@ -102,7 +103,7 @@ static void check(kind_t kind, size_t n, int mode)
         assert_int_equal(fz_radix_sort_buf(key, idx, n, kb, ib), 0);
         free(kb);
         free(ib);
-    } else if (mode == 3) {
+    } else if (mode >= 3) {
         assert_int_equal(fz_radix_sort_bits(key, n, mask), 0);
     } else {
         assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
@@ -134,7 +135,7 @@ static void test_table(void **state)
                                    262144, 262145, 1000000};
     for (int k = K_RANDOM64; k <= K_EQUAL; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-            for (int mode = 0; mode < 4; mode++)
+            for (int mode = 0; mode < 5; mode++)
                 check((kind_t)k, sizes[s], mode);
     /* Keys that two 16-bit passes cover take MSD passes above 2^22. */
     check(K_LOW20, 4194304, 1);
@@ -142,6 +143,8 @@ static void test_table(void **state)
     check(K_FEW, 4194305, 1);
     check(K_LOW8, 4194305, 1);
     check(K_RANDOM64, 4194305, 3); /* MSD passes by the high bits alone */
+    check(K_RANDOM64, 4194305, 4);
+    check(K_LOW20, 4194305, 4);
 }
 
 /* fz_sort_keys (LGL's duplicate labels, CTC's equal start times, BC's
