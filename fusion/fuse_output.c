@@ -227,29 +227,26 @@ static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
     c->res.v = NULL;
     c->res.lab = NULL;
     c->res.cap = 0;
-    size_t nu = ompf_label_count(c->ut);
-    R->memo = malloc(nu * sizeof *R->memo);
-    R->rev = malloc(nu * sizeof *R->rev); /* at most every union node */
+    /* Each fused XU's union label first (the strategy's, or the common
+     * prefix of its members'), then its output label: the common-prefix
+     * table (16 bytes a union node) and the output's label map (8) are
+     * never held together, nor the strategy's labels and the map. */
     R->olab = malloc((nt ? nt : 1) * sizeof *R->olab);
-    if (!R->memo || !R->rev || !R->olab) {
+    if (!R->olab) {
         free(ul);
         return OMPF_ENOMEM;
     }
-    for (size_t i = 0; i < nu; i++)
-        R->memo[i] = FZ_NONE;
-    R->memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
-    R->rev[0] = OMPF_LABEL_ROOT;
-    R->n_olab = 1;
+    int named = ul != NULL; /* BC named its pairs */
+    for (size_t i = 0; named && i < nt; i++) {
+        if (i + 16 < nt)
+            __builtin_prefetch(&ul[R->ord[i + 16]]);
+        R->olab[i] = ul[R->ord[i]];
+    }
+    free(ul);
     /* LGL joins on the union node: every member of a tuple has the base's
      * label, and their common prefix is that label. */
     int same = c->opts->strategy == OMPF_FUSE_LGL;
-    int rc = 0;
-    for (size_t i = 0; ul && i < nt && !rc; i++) {
-        if (i + 16 < nt)
-            __builtin_prefetch(&ul[R->ord[i + 16]]);
-        rc = out_label(c, R, ul[R->ord[i]], &R->olab[i]);
-    }
-    for (size_t i = 0; !ul && i < nt && !rc; i++) {
+    for (size_t i = 0; !named && i < nt; i++) {
         /* Other runs' XUs are in random places: fetch the records 16
          * tuples ahead and the label maps 8 ahead, so the misses overlap
          * (and the tuples themselves 32 ahead). */
@@ -272,10 +269,22 @@ static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
         uint32_t u = fz_xu_ulab(&c->runs[b], tp[b]);
         for (size_t r = 0; r < n && !same; r++)
             u = fz_lca(c, u, fz_xu_ulab(&c->runs[r], tp[r]));
-        rc = out_label(c, R, u, &R->olab[i]);
+        R->olab[i] = u;
     }
-    free(ul);
-    fz_lca_free(c); /* every fused XU has its label: peak memory */
+    fz_lca_free(c);
+    size_t nu = ompf_label_count(c->ut);
+    R->memo = malloc(nu * sizeof *R->memo);
+    R->rev = malloc(nu * sizeof *R->rev); /* at most every union node */
+    if (!R->memo || !R->rev)
+        return OMPF_ENOMEM;
+    for (size_t i = 0; i < nu; i++)
+        R->memo[i] = FZ_NONE;
+    R->memo[OMPF_LABEL_ROOT] = OMPF_LABEL_ROOT;
+    R->rev[0] = OMPF_LABEL_ROOT;
+    R->n_olab = 1;
+    int rc = 0;
+    for (size_t i = 0; i < nt && !rc; i++)
+        rc = out_label(c, R, R->olab[i], &R->olab[i]);
     return rc;
 }
 
