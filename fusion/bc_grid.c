@@ -109,16 +109,11 @@ void bc_grid_destroy(bc_grid_t *g)
     free(g);
 }
 
-static inline unsigned bitlen(uint64_t x)
-{
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
-
 static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
 {
     unsigned l = 0;
     for (size_t e = 0; e < k; e++) {
-        unsigned b2 = bitlen(a[e] ^ b[e]);
+        unsigned b2 = fz_bitlen(a[e] ^ b[e]);
         if (b2 > l)
             l = b2;
     }
@@ -222,7 +217,7 @@ static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
     size_t w = k + 1;
     uint64_t *rec = g->rec, *key = g->key;
     uint32_t *idx = g->idx;
-    unsigned levels = bitlen(cmax);
+    unsigned levels = fz_bitlen(cmax);
     morton_prefix_t m;
     prefix_init(&m, k, levels);
     for (size_t j = 0; j < n; j++) {

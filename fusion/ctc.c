@@ -25,11 +25,6 @@ static int order_ties(const fz_ctx_t *c, const fz_run_t *R, uint32_t *idx, size_
     return 0;
 }
 
-static unsigned bitlen(uint64_t x)
-{
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
-
 /* Sorts the cnt XUs of type t of run R chronologically and writes XU j of
  * that order, j < keep, to col[j * stride] (its place in fused XU j: the
  * runs' orders are cut to the shortest).  key: cnt
@@ -50,7 +45,7 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t, uint64_t *key,
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    unsigned ib = bitlen(R->n_xu - 1), sb = bitlen(hi - lo);
+    unsigned ib = fz_bitlen(R->n_xu - 1), sb = fz_bitlen(hi - lo);
     /* the time's bits from a 16-bit digit's edge when they fit so: a time
      * split across digits costs the sort a pass */
     if (sb + ((ib + 15) & ~15u) <= 64)
@@ -65,8 +60,8 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t, uint64_t *key,
             size_t b = a + 1;
             while (b < cnt && (key[b] & ~im) == (key[a] & ~im))
                 b++;
-            if (b - a > 1) {
-                uint32_t one[64], *idx = b - a <= 64 ? one : malloc((b - a) * sizeof *idx);
+            if (b - a > 1) { /* rare: ties of nanosecond times */
+                uint32_t *idx = malloc((b - a) * sizeof *idx);
                 if (!idx)
                     return OMPF_ENOMEM;
                 for (size_t j = a; j < b; j++)
@@ -74,8 +69,7 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t, uint64_t *key,
                 rc = order_ties(c, R, idx, b - a);
                 for (size_t j = a; j < b; j++)
                     key[j] = (key[j] & ~im) | idx[j - a];
-                if (idx != one)
-                    free(idx);
+                free(idx);
             }
             a = b;
         }

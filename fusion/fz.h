@@ -229,6 +229,12 @@ int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
 int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */
+/* Bits needed to write x (0 for 0). */
+static inline unsigned fz_bitlen(uint64_t x)
+{
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+}
+
 static inline uint64_t fz_double_key(double v)
 {
     uint64_t u;
