@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "heap.h"
 #include "opts.h"
 #include "ompfuse/file.h"
 #include "ompfuse/fusion.h"
@@ -158,6 +159,7 @@ int ompf_cmd_combine(int argc, char **argv)
     int ret = 2;
     ompf_error_t err;
     memset(&err, 0, sizeof err);
+    ompf_cli_heap_return(); /* the inputs are alive together */
     int show_progress = ompf_progress_wanted(quiet);
     ompf_progress_t *prog = ompf_progress_create("combine: reading", n, "inputs",
                                                  show_progress);
@@ -175,6 +177,8 @@ int ompf_cmd_combine(int argc, char **argv)
                                                                    : 0);
         /* Runs of one program share most labels: each is held once, in
          * one trie, which is the union trie fusion needs. */
+        if (i + 1 == n) /* the union trie is complete after this one */
+            lean |= OMPF_LABELS_LAST;
         int rc = ompf_profile_read_into(paths[i], i ? lean : lean | OMPF_LEAN_PACKED, labels,
                                         &in[i], &info, &err);
         if (rc == OMPF_ETRUNC) {
@@ -199,7 +203,6 @@ int ompf_cmd_combine(int argc, char **argv)
         in_xus += ompf_xu_count(in[i]);
         ompf_progress_update(prog, i + 1);
     }
-    ompf_label_drop_index(labels);
     ompf_progress_destroy(prog);
     char what[64];
     snprintf(what, sizeof what, "combine %s", ompf_fuse_strategy_name(o.strategy));

@@ -17,3 +17,10 @@ void ompf_cli_heap_reuse(void)
                                           * whose free top exceeds 2 GB, go back) */
 #endif
 }
+
+void ompf_cli_heap_return(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* glibc's default, but fixed */
+#endif
+}

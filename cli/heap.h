@@ -11,4 +11,13 @@
  * are alive together, so nothing is reused. */
 void ompf_cli_heap_reuse(void);
 
+/* For combine, whose inputs are alive together: every large array is
+ * mapped apart and goes back to the system when freed.  glibc otherwise
+ * raises its mapping threshold to the size of each mapped array freed (up
+ * to 32 MiB), after which arrays below that come from the heap and stay
+ * resident when freed (reading's transient id maps, the strategies'
+ * scratch).  Measured on BOTS nqueens (5.4 M input XUs, peak RSS): CTC
+ * 520 -> 463 MiB, LGL 441 -> 419 MiB, BC 638 -> 629 MiB, CPU time alike. */
+void ompf_cli_heap_return(void);
+
 #endif

@@ -5,12 +5,14 @@
  * chunk sets, colliding labels) yields min_r k_r fused XUs, duplicates
  * paired in start order; such groups are counted in the report. */
 #include "fz.h"
+#include "ompfuse/mem.h"
 
 /* A run's XUs of one type, each as union node << 32 | XU index (8 bytes
- * instead of a key and an index apart), sorted by node. */
+ * instead of a key and an index apart), sorted by node; the join gives
+ * back the pages behind pos as the tuples grow (gone: bytes given back). */
 typedef struct lrun {
     uint64_t *key;
-    size_t n, pos;
+    size_t n, pos, gone;
 } lrun_t;
 
 #define NODE(k) ((k) >> 32)
@@ -60,7 +62,7 @@ int fz_lgl(fz_ctx_t *c)
             fz_run_t *R = &c->runs[r];
             lrun_t *l = &L[r];
             l->n = R->tstart[t + 1] - R->tstart[t];
-            l->pos = 0;
+            l->pos = l->gone = 0;
             for (size_t j = 0; j < l->n; j++) {
                 uint32_t i = R->bytype[R->tstart[t] + j];
                 l->key[j] = (uint64_t)fz_xu_ulab(R, i) << 32 | i;
@@ -119,8 +121,10 @@ int fz_lgl(fz_ctx_t *c)
                     goto out;
             }
             fused += m;
-            for (size_t r = 0; r < n; r++)
+            for (size_t r = 0; r < n; r++) {
                 L[r].pos += run[r];
+                ompf_give_back(L[r].key, &L[r].gone, L[r].pos * sizeof *L[r].key);
+            }
         }
         c->rep->types[t].fused = fused;
         c->rep->types[t].label_dups = dups;

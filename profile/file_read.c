@@ -262,9 +262,11 @@ static void rd_free(rd_t *r)
     free(r->ev_source);
     fmt_idmap_free(&r->con_map);
     fmt_idmap_free(&r->lab_map);
+    fmt_idmap_free(&r->lab_wait);
     free(r->lab);
     free(r->lab_in);
-    free(r->lab_node);
+    free(r->dup);
+    free(r->lab_q);
     for (size_t i = 0; i < r->n_th; i++)
         free(r->th[i].vals);
     free(r->th);
@@ -292,13 +294,15 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     int rc = check_header(&r);
     if (!rc && ompf_profile_create(&r.p))
         rc = rd_oom(&r);
-    if (!rc && flags &&
-        (ompf__lean_set(r.p, flags) || ((flags & OMPF_LEAN_PACKED) && ompf__pack_open(r.p))))
-        rc = ompf_error_set(err, OMPF_EINVAL, "%s: invalid lean flags 0x%x", r.name, flags);
+    unsigned lean = flags & ~OMPF_LABELS_LAST;
+    if (!rc && lean &&
+        (ompf__lean_set(r.p, lean) || ((lean & OMPF_LEAN_PACKED) && ompf__pack_open(r.p))))
+        rc = ompf_error_set(err, OMPF_EINVAL, "%s: invalid lean flags 0x%x", r.name, lean);
     r.lt = r.p;
     if (!rc && labels) {
         r.p->label_space = labels;
         r.lt = labels;
+        r.labels_last = !!(flags & OMPF_LABELS_LAST);
     }
     if (!rc)
         rc = pass1(&r);
@@ -307,9 +311,10 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     if (!rc)
         rc = rd_resolve(&r);
     /* The labels are complete: their hash goes before the XUs come (peak
-     * memory); a later lookup rebuilds it. */
-    if (!rc && r.lt == r.p)
-        ompf__label_drop_hash(r.p);
+     * memory), unless a reader looks the shared trie up next; a later
+     * lookup rebuilds it. */
+    if (!rc && (r.lt == r.p || r.labels_last))
+        ompf__label_drop_hash(r.lt);
     if (!rc)
         rc = rd_pass2(&r);
     if (!rc) {
@@ -327,6 +332,7 @@ static int read_mem(const void *buf, size_t len, const char *name, unsigned flag
     if (!rc && r.p->pk_open && ompf__pack_seal(r.p))
         rc = rd_oom(&r);
     if (rc) {
+        rd_labels_abandon(&r);
         ompf_profile_destroy(r.p);
         info->xus_read = 0;
         return rc;
@@ -399,8 +405,10 @@ int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *
 int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
                            ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
 {
-    if ((flags && !(flags & OMPF_LEAN)) ||
-        (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START | OMPF_LEAN_PACKED)) ||
+    unsigned lean = flags & ~OMPF_LABELS_LAST;
+    if ((lean && !(lean & OMPF_LEAN)) ||
+        (flags & ~(OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_START | OMPF_LEAN_PACKED |
+                   OMPF_LABELS_LAST)) ||
         (labels && ompf_profile_label_space(labels) != labels)) {
         if (out)
             *out = NULL;

@@ -37,11 +37,13 @@ typedef struct thread_rec {
     double *vals; /* 4 x n_events */
 } thread_rec_t;
 
-/* A label record while the file is read: its id is only the key of
- * lab_map (16 bytes a label, not 24: a task program has one or two
- * labels per task). */
+/* A label record that waits for its parent, or an id met again
+ * (file_read_labels.c); seq: its place among the file's records, next:
+ * the next record waiting for the same parent (a ring), or the next free
+ * slot. */
 typedef struct rd_lab {
-    uint64_t parent, comp;
+    uint64_t id, parent, comp;
+    uint32_t seq, next;
 } rd_lab_t;
 
 typedef struct rd {
@@ -69,15 +71,31 @@ typedef struct rd {
 
     fmt_idmap_t con_map; /* construct id -> construct index */
 
-    rd_lab_t *lab;       /* by record index; the id is the lab_map key */
-    size_t n_lab, cap_lab;
+    /* Labels (file_read_labels.c): resolved as they come into lab_map;
+     * a record whose parent is not resolved yet waits in lab[]. */
+    fmt_idmap_t lab_map; /* label id -> trie node; after resolution also
+                            LABEL_DROPPED */
+    rd_lab_t *lab;       /* waiting records (slots reused) */
+    size_t n_lab, cap_lab; /* slots used so far */
+    size_t n_wait;        /* records waiting now */
+    uint32_t lab_free;    /* first free slot, or NONE32 */
+    uint32_t lab_seq;     /* records met so far */
+    fmt_idmap_t lab_wait; /* parent id -> last record waiting for it, or
+                             WAIT_DONE once it is resolved */
+    uint64_t *lab_q;      /* while releasing waiting records: lists to
+                             resolve (last record << 32 | parent node) */
+    size_t cap_lab_q;
+    rd_lab_t *dup;        /* records of an id met before */
+    size_t n_dup, cap_dup;
     fmt_label_rec_t *lab_in; /* one chunk's records, with their ids */
     size_t cap_lab_in;
-    fmt_idmap_t lab_map; /* label id -> record index; after resolution,
-                            label id -> trie node or LABEL_DROPPED */
-    uint32_t *lab_node;  /* record index -> trie node (NONE32: dropped) */
     ompf_profile_t *lt;  /* the trie labels go to: p, or the shared one
                             (ompf_profile_read_into) */
+    int lab_mode;        /* 0 before the first label; append or look up */
+    size_t lab_start;    /* nodes of lt before this read */
+    uint32_t lab_guess;  /* ompf__label_child_hint's guess */
+    int lab_hit;         /* whether the last guess was right */
+    int labels_last;     /* OMPF_LABELS_LAST: no reader looks lt up next */
 
     thread_rec_t *th;
     size_t n_th, cap_th;
@@ -141,7 +159,7 @@ int rd_finish_payload(rd_t *r, const fmt_cur_t *c);
 static inline void rd_release(rd_t *r, size_t upto)
 {
     if (r->own_map)
-        ompf__give_back(r->buf, &r->released, upto);
+        ompf_give_back(r->buf, &r->released, upto);
 }
 static inline void rd_release_restart(rd_t *r)
 {
@@ -165,7 +183,14 @@ int rd_attach_parts(rd_t *r);
 void rd_mcol_begin(const rd_t *r, mcol_t *m, fmt_cur_t *c, uint64_t n, int has_mode,
                    int skip_values);
 
-/* Threads and labels after pass 1 (file_read_resolve.c). */
+/* Labels (file_read_labels.c): count records (a chunk's) into the trie
+ * during pass 1; after it, the ones that waited and the checks; and on a
+ * failed read, the shared trie as it was. */
+int rd_add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count);
+int rd_resolve_labels(rd_t *r);
+void rd_labels_abandon(rd_t *r);
+
+/* Sources, threads and labels after pass 1 (file_read_resolve.c). */
 int rd_resolve(rd_t *r);
 
 /* Pass 2 (file_read_xus.c). */

@@ -185,25 +185,6 @@ int rd_dec_constructs(rd_t *r, fmt_cur_t *c, uint32_t count)
     return rc ? rc : rd_finish_payload(r, c);
 }
 
-/* Registers count label records (a chunk's, decoded in r->lab_in). */
-static int add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
-{
-    if (rd_grow((void **)&r->lab, &r->cap_lab, r->n_lab + count, sizeof *r->lab))
-        return rd_oom(r);
-    for (size_t i = 0; i < count; i++) {
-        uint32_t old;
-        if (fmt_idmap_put(&r->lab_map, l[i].id, (uint32_t)(r->n_lab + i), &old))
-            return rd_oom(r);
-        if (old != NONE32 && (r->lab[old].parent != l[i].parent ||
-                              r->lab[old].comp != l[i].comp))
-            return rd_fail(r, OMPF_EFORMAT, "label id %llu is defined twice with different "
-                        "content; " MALFORMED, (unsigned long long)l[i].id);
-        r->lab[r->n_lab + i] = (rd_lab_t){l[i].parent, l[i].comp};
-    }
-    r->n_lab += count;
-    return 0;
-}
-
 int rd_dec_labels(rd_t *r, fmt_cur_t *c, uint32_t count)
 {
     if (rd_grow((void **)&r->lab_in, &r->cap_lab_in, count, sizeof *r->lab_in))
@@ -228,7 +209,7 @@ int rd_dec_labels(rd_t *r, fmt_cur_t *c, uint32_t count)
         if (l[i].id == 0)
             return rd_fail(r, OMPF_EFORMAT, "a label node has id 0, which is reserved for the "
                         "root; " MALFORMED);
-    return add_labels(r, l, count);
+    return rd_add_labels(r, l, count);
 }
 
 
@@ -319,7 +300,7 @@ int rd_dec_paths(rd_t *r, fmt_cur_t *c, uint32_t count)
     for (unsigned j = 0; j < FMT_PATH_MAX && !rc; j++)
         if (mc[j].c.bad)
             rc = rd_finish_payload(r, &mc[j].c);
-    return rc ? rc : add_labels(r, l, at);
+    return rc ? rc : rd_add_labels(r, l, at);
 }
 
 int rd_dec_threads(rd_t *r, fmt_cur_t *c, uint32_t count)

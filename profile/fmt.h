@@ -333,8 +333,8 @@ int fmt_idmap_put(fmt_idmap_t *m, uint64_t key, uint32_t val, uint32_t *old);
 uint32_t fmt_idmap_get(const fmt_idmap_t *m, uint64_t key);
 /* Overwrites the value of a present key (val must not be UINT32_MAX). */
 void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val);
-/* Every value v becomes to[v] (none may become UINT32_MAX). */
-void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to);
+/* Every value v below n becomes to[v] (none may become UINT32_MAX). */
+void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to, uint32_t n);
 /* The key of an entry whose value is val, in *key: 1, or 0 when none
  * has it.  A scan of the whole map: for error messages. */
 int fmt_idmap_key_of(const fmt_idmap_t *m, uint32_t val, uint64_t *key);

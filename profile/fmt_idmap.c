@@ -225,9 +225,9 @@ void fmt_idmap_set(fmt_idmap_t *m, uint64_t key, uint32_t val)
         }                                                                              \
     } while (0)
 
-void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to)
+void fmt_idmap_remap(fmt_idmap_t *m, const uint32_t *to, uint32_t n)
 {
-    IDMAP_EACH(m, key, v, (void)key; *v = to[*v]);
+    IDMAP_EACH(m, key, v, (void)key; if (*v < n) *v = to[*v]);
 }
 
 int fmt_idmap_key_of(const fmt_idmap_t *m, uint32_t val, uint64_t *key)

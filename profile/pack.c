@@ -173,8 +173,8 @@ int ompf__pack_seal_upto(ompf_profile_t *p, size_t upto)
     p->pk_sealed = i;
     if (b.oom)
         return OMPF_ENOMEM;
-    ompf__give_back(p->pk, &p->pk_gone, i < p->n_xu ? p->pk_at[i] : p->n_pk);
-    ompf__give_back(p->part, &p->part_gone, p->part_end * sizeof *p->part);
+    ompf_give_back(p->pk, &p->pk_gone, i < p->n_xu ? p->pk_at[i] : p->n_pk);
+    ompf_give_back(p->part, &p->part_gone, p->part_end * sizeof *p->part);
     return 0;
 }
 

@@ -23,8 +23,10 @@ char *ompf__strdup(const char *s)
     return d;
 }
 
-void ompf__give_back(const void *base, size_t *gone, size_t upto)
+void ompf_give_back(const void *base, size_t *gone, size_t upto)
 {
+    if (!base || upto < *gone + ((size_t)4 << 20))
+        return; /* before sysconf: loops call this often */
     long pg = sysconf(_SC_PAGESIZE); /* per call: profiles may be read in threads */
     size_t page = pg > 0 ? (size_t)pg : 4096;
     uintptr_t b = (uintptr_t)base, lo = b + *gone, hi = b + upto;

@@ -2,6 +2,7 @@
 #ifndef OMPF_PROFILE_INTERNAL_H
 #define OMPF_PROFILE_INTERNAL_H
 
+#include "ompfuse/mem.h" /* ompf_give_back */
 #include "ompfuse/profile.h"
 
 typedef struct ompf__lnode {
@@ -159,12 +160,6 @@ static inline uint64_t ompf__xu_id(const ompf_profile_t *p, size_t i)
 }
 void ompf__free_event(ompf_event_t *e); /* frees its strings */
 int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem);
-/* The whole pages of base[*gone, upto) go back to the system (*gone
- * moves to the last one's end): for an array read once from its start
- * whose rest is still in use, or a mapped file a pass is done with.  An
- * anonymous page given back reads as zeros, a file's is read again from
- * the page cache.  Advice only, a call per 4 MiB. */
-void ompf__give_back(const void *base, size_t *gone, size_t upto);
 /* Whether a double holds the count v exactly (profile/exact.c). */
 int ompf__double_exact(uint64_t v);
 int ompf__label_init(ompf_profile_t *p);

@@ -50,6 +50,10 @@ typedef struct ompf_read_info {
  * err names the file and the problem. */
 int ompf_profile_read(const char *path, ompf_profile_t **out,
                       ompf_read_info_t *info, ompf_error_t *err);
+/* Beside the lean flags: this is the last read into labels, so the trie's
+ * hash goes before this file's XUs are read, instead of being kept for
+ * the next reader's lookups (memory: about 16 bytes a label). */
+#define OMPF_LABELS_LAST 0x100u
 /* The same, for a command that holds many runs at once (combine): flags 0
  * reads in full, OMPF_LEAN (optionally | OMPF_LEAN_START or
  * OMPF_LEAN_TIMES, and | OMPF_LEAN_PACKED to keep the rest packed) lean
@@ -59,7 +63,8 @@ int ompf_profile_read(const char *path, ompf_profile_t **out,
  * profile's own trie first.  The file is checked as by ompf_profile_read
  * (the same errors for the same files), but a lean read does not match the
  * recorded parts, which it does not keep, to their XUs (a packed read
- * does, as a full read). */
+ * does, as a full read).  A read that fails leaves labels as it was.
+ * OMPF_LABELS_LAST may be or'ed into flags. */
 int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
                            ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err);
 /* Same from memory (fuzzing, tests); name is used in messages. */

@@ -1,6 +1,6 @@
 /* Reading labels into a profile's own trie: the nodes of a file are taken
  * as they come and checked for equal ones afterwards (profile/
- * file_read_resolve.c, build_labels).  A file that names one label under
+ * file_read_labels.c, merge_appended).  A file that names one label under
  * two ids, which no writer makes but the format allows, must read as if
  * the label were named once: one node, and its XUs and children shared
  * (the tool writes such files: each thread names a worksharing
@@ -319,6 +319,162 @@ static void test_large_dup(void **state)
     check_large(1);
 }
 
+/* The binary tree of check_large (ids 2 .. N) written in the order of
+ * perm, in chunks of 997 records, and XUs naming ids xl. */
+static const uint64_t tree_xl[] = {2, 3, D, 2 * D, N, N / 2 + 1};
+#define TREE_NX (sizeof tree_xl / sizeof *tree_xl)
+
+static bytes_t tree_file(const uint32_t *perm)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[997];
+    size_t k = 0;
+    for (size_t j = 0; j < N - 1; j++) {
+        uint32_t i = perm[j];
+        l[k++] = (fmt_label_rec_t){i, i / 2 == 1 ? 0 : i / 2, i % 2 + 1};
+        if (k == 997 || j == N - 2) {
+            fb_labels(&f, l, k);
+            k = 0;
+        }
+    }
+    for (size_t i = 0; i < TREE_NX; i++)
+        fb_xu(&f, 1, tree_xl[i], 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+
+static void check_tree(const ompf_profile_t *p)
+{
+    const ompf_profile_t *lt = ompf_profile_label_space(p);
+    assert_int_equal(ompf_label_count(lt), N); /* the root and ids 2 .. N */
+    char got[128], want[128];
+    for (size_t i = 0; i < TREE_NX; i++) {
+        spell(tree_xl[i], want, sizeof want);
+        ompf_label_format(lt, ompf_xu_get(p, i)->label, got, sizeof got);
+        assert_string_equal(got, want);
+    }
+    /* every node after its parent, and its label distinct */
+    for (uint32_t node = 1; node < ompf_label_count(lt); node++)
+        assert_true(ompf_label_parent(lt, node) < node);
+    ompf_profile_t *q;
+    assert_int_equal(ompf_profile_create(&q), 0);
+    for (uint32_t node = 1; node < ompf_label_count(lt); node++) {
+        uint32_t again;
+        ompf_label_format(lt, node, got, sizeof got);
+        assert_int_equal(ompf_label_parse(q, got, &again), 0);
+    }
+    assert_int_equal(ompf_label_count(q), N);
+    ompf_profile_destroy(q);
+}
+
+static char *write_tmp(const char *dir, const char *name, bytes_t b)
+{
+    char *path = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(b.d, 1, b.n, fp), b.n);
+    fclose(fp);
+    free(b.d);
+    return path;
+}
+
+/* Records before their parents (the tool writes a task's label in the
+ * chunk of the thread that created it, which may come after its
+ * children's): all of them (reversed), and a random order, read into a
+ * profile's own trie and, after a parents-first file, into a shared one
+ * (combine's second input, whose labels are looked up). */
+static void test_children_first(void **state)
+{
+    (void)state;
+    uint32_t *perm = malloc((N - 1) * sizeof *perm);
+    char *dir = gen_tmpdir();
+    for (uint32_t j = 0; j < N - 1; j++)
+        perm[j] = j + 2;
+    char *first = write_tmp(dir, "first.ompf", tree_file(perm));
+    for (int order = 0; order < 2; order++) {
+        if (order == 0)
+            for (uint32_t j = 0; j < N - 1; j++)
+                perm[j] = N - j;
+        else
+            for (uint32_t j = N - 2, x = 12345; j > 0; j--) {
+                x = x * 1103515245u + 12345u;
+                uint32_t r = (x >> 8) % (j + 1), t = perm[j];
+                perm[j] = perm[r];
+                perm[r] = t;
+            }
+        ompf_profile_t *p = read_bytes(tree_file(perm));
+        check_tree(p);
+        ompf_profile_destroy(p);
+        char *path = write_tmp(dir, "later.ompf", tree_file(perm));
+        ompf_profile_t *space, *a, *b;
+        ompf_error_t err = {0};
+        assert_int_equal(ompf_profile_create(&space), 0);
+        assert_int_equal(ompf_profile_read_into(first, 0, space, &a, NULL, &err), 0);
+        assert_int_equal(ompf_profile_read_into(path, 0, space, &b, NULL, &err), 0);
+        check_tree(a);
+        check_tree(b);
+        for (size_t i = 0; i < TREE_NX; i++)
+            assert_int_equal(ompf_xu_get(a, i)->label, ompf_xu_get(b, i)->label);
+        ompf_profile_destroy(a);
+        ompf_profile_destroy(b);
+        ompf_profile_destroy(space);
+        free(path);
+    }
+    free(first);
+    free(perm);
+    gen_rmdir(dir);
+}
+
+/* A read that fails leaves a shared trie as it was, whether it appended
+ * (the trie held the root alone) or looked up; OMPF_LABELS_LAST drops the
+ * trie's hash, and a later lookup builds it again. */
+static void test_shared_trie_kept(void **state)
+{
+    (void)state;
+    char *dir = gen_tmpdir();
+    uint32_t *perm = malloc((N - 1) * sizeof *perm);
+    for (uint32_t j = 0; j < N - 1; j++)
+        perm[j] = j + 2;
+    char *good = write_tmp(dir, "good.ompf", tree_file(perm));
+    /* new labels, then one whose parent no record defines */
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{1, 0, 7}, {2, 1, 8}, {3, 99, 1}};
+    fb_labels(&f, l, 3);
+    char *bad = write_tmp(dir, "bad.ompf", fb_done(&f));
+    ompf_profile_t *space, *a, *b = (ompf_profile_t *)1;
+    ompf_error_t err = {0};
+    assert_int_equal(ompf_profile_create(&space), 0);
+    assert_int_equal(ompf_profile_read_into(bad, 0, space, &b, NULL, &err), OMPF_EFORMAT);
+    assert_null(b);
+    assert_non_null(strstr(err.msg, "label id 3 has parent id 99"));
+    assert_int_equal(ompf_label_count(space), 1);
+    assert_int_equal(ompf_profile_read_into(good, 0, space, &a, NULL, &err), 0);
+    check_tree(a);
+    assert_int_equal(ompf_profile_read_into(bad, 0, space, &b, NULL, &err), OMPF_EFORMAT);
+    assert_int_equal(ompf_label_count(space), N);
+    uint32_t node;
+    assert_int_equal(ompf_label_parse(space, "0.7", &node), 0);
+    assert_int_equal(node, N); /* a new node, not one the failed read left */
+    assert_int_equal(ompf_label_parse(space, "0.7", &node), 0);
+    assert_int_equal(node, N);
+    /* the last read: labels found, hash dropped, lookups still right */
+    assert_int_equal(ompf_profile_read_into(good, OMPF_LABELS_LAST, space, &b, NULL, &err), 0);
+    assert_int_equal(ompf_label_count(space), N + 1);
+    for (size_t i = 0; i < TREE_NX; i++)
+        assert_int_equal(ompf_xu_get(a, i)->label, ompf_xu_get(b, i)->label);
+    assert_int_equal(ompf_label_parse(space, "0.7", &node), 0);
+    assert_int_equal(node, N);
+    ompf_profile_destroy(a);
+    ompf_profile_destroy(b);
+    ompf_profile_destroy(space);
+    free(good);
+    free(bad);
+    free(perm);
+    gen_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_one_label_many_ids),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_wide_equal),
+        cmocka_unit_test(test_children_first),
+        cmocka_unit_test(test_shared_trie_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

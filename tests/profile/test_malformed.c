@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -256,6 +257,54 @@ static bytes_t c_label_dup_same(void)
     fb_labels(&f, l, 1);
     fb_labels(&f, l, 1);
     fb_xu(&f, 1, 3, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+/* One label under ids 1 and 2, and id 3 named under each: one label. */
+static bytes_t c_label_dup_equal_parent(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{1, 0, 5}, {2, 0, 5}, {3, 1, 9}, {3, 2, 9}};
+    fb_labels(&f, l, 4);
+    fb_xu(&f, 1, 3, 0, OMPF_XU_TASK);
+    return fb_done(&f);
+}
+static bytes_t c_label_dup_other_parent(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{1, 0, 5}, {2, 0, 6}, {3, 1, 9}, {3, 2, 9}};
+    fb_labels(&f, l, 4);
+    return fb_done(&f);
+}
+/* id 4 waits for id 5, is defined again meanwhile under the root */
+static bytes_t c_label_dup_waiting(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{4, 5, 1}, {4, 0, 2}, {5, 0, 1}};
+    fb_labels(&f, l, 3);
+    return fb_done(&f);
+}
+static bytes_t c_label_dangling_waiting(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    fmt_label_rec_t l[] = {{4, 5, 1}, {5, 1234, 1}};
+    fb_labels(&f, l, 2);
+    return fb_done(&f);
+}
+/* a chain one deeper than the limit, its deepest label first */
+static bytes_t c_label_deep_waiting(void)
+{
+    fb_t f;
+    fb_prefix(&f);
+    uint32_t n = OMPF_MAX_LABEL_DEPTH + 1;
+    fmt_label_rec_t *l = malloc(n * sizeof *l);
+    for (uint32_t i = 0; i < n; i++)
+        l[i] = (fmt_label_rec_t){n - i, n - i - 1, 1};
+    fb_labels(&f, l, n);
+    free(l);
     return fb_done(&f);
 }
 static bytes_t c_xu_dangling_construct(void)
@@ -621,6 +670,15 @@ static const mcase_t cases[] = {
     {"crafted valid file (parent after child)", c_valid, 0, NULL},
     {"unknown skippable chunk", c_skippable, 0, NULL},
     {"identical duplicate label", c_label_dup_same, 0, NULL},
+    {"label redefined under an equal parent", c_label_dup_equal_parent, 0, NULL},
+    {"label redefined under another parent", c_label_dup_other_parent, OMPF_EFORMAT,
+     "label id 3 is defined twice, as two different labels"},
+    {"waiting label redefined", c_label_dup_waiting, OMPF_EFORMAT,
+     "label id 4 is defined twice, as two different labels"},
+    {"waiting label, dangling parent", c_label_dangling_waiting, OMPF_EFORMAT,
+     "label id 5 has parent id 1234, which is not defined"},
+    {"label too deep, deepest first", c_label_deep_waiting, OMPF_ERANGE,
+     "is deeper than"},
     {"empty file", m_empty, OMPF_EFORMAT, "the file is empty"},
     {"wrong magic", m_magic, OMPF_EFORMAT, "wrong magic number"},
     {"a CSV file", m_text, OMPF_EFORMAT, "not an ompfuse profile"},
@@ -677,6 +735,13 @@ static void test_cases(void **state)
 {
     (void)state;
     int failures = 0;
+    char *dir = gen_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/case.ompf", dir);
+    ompf_profile_t *space;
+    uint32_t node;
+    assert_int_equal(ompf_profile_create(&space), 0);
+    assert_int_equal(ompf_label_parse(space, "0.5.9", &node), 0);
+    assert_int_equal(ompf_label_parse(space, "0.3", &node), 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const mcase_t *c = &cases[i];
         bytes_t b = c->make();
@@ -698,8 +763,31 @@ static void test_cases(void **state)
         }
         if (rc == 0 || rc == OMPF_ETRUNC)
             ompf_profile_destroy(p);
+        /* The same file read into a shared trie that holds labels already
+         * (combine's later inputs: their labels are looked up there):
+         * the same outcome, and a failed read leaves the trie as it was. */
+        FILE *fp = fopen(path, "wb");
+        assert_non_null(fp);
+        assert_int_equal(fwrite(b.d, 1, b.n, fp), b.n);
+        assert_int_equal(fclose(fp), 0);
+        size_t before = ompf_label_count(space);
+        ompf_error_t err2 = {0};
+        int rc2 = ompf_profile_read_into(path, 0, space, &p, &info, &err2);
+        if (rc2 != rc || (rc && rc != OMPF_ETRUNC &&
+                          (strstr(err2.msg, c->fragment ? c->fragment : "") == NULL ||
+                           ompf_label_count(space) != before))) {
+            fprintf(stderr, "case '%s' into a shared trie: got %d \"%s\", %zu labels before, "
+                            "%zu after\n", c->what, rc2, err2.msg, before,
+                    ompf_label_count(space));
+            failures++;
+        }
+        if (rc2 == 0 || rc2 == OMPF_ETRUNC)
+            ompf_profile_destroy(p);
         free(b.d);
     }
+    ompf_profile_destroy(space);
+    unlink(path);
+    gen_rmdir(dir);
     assert_int_equal(failures, 0);
 }
 
