@@ -211,8 +211,7 @@ int ompf_cmd_combine(int argc, char **argv)
     ompf_fuse_report_t *rep = NULL;
     ompf_stale_tmp_remove(out_path, stderr, "ompfuse combine");
     /* Written as it is fused: the fused XUs are never all in memory. */
-    int rc = ompf_fuse_write((const ompf_profile_t *const *)in, paths, n, &o,
-                             out_path, &rep, &err);
+    int rc = ompf_fuse_write_release(in, paths, n, &o, out_path, &rep, &err);
     ompf_progress_destroy(prog);
     prog = NULL;
     if (rc) {

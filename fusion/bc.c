@@ -183,7 +183,7 @@ static int cache_prev(bc_cache_t *cc, const fz_ctx_t *c, const bc_step_t *S,
             if (!x->key || !x->idx)
                 return OMPF_ENOMEM;
             for (size_t j = 0; j < cnt; j++) {
-                uint32_t i = R->bytype[R->tstart[t] + j];
+                uint32_t i = fz_typed(R, t, j);
                 double v = ompf_xu_values_const(R->p, i)[x->ev];
                 if (isnan(v))
                     continue;
@@ -252,7 +252,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
         fz_run_t *B = &c->runs[b];
         size_t np = B->tstart[t + 1] - B->tstart[t];
         for (size_t j = 0; j < np; j++) {
-            uint32_t i = B->bytype[B->tstart[t] + j];
+            uint32_t i = fz_typed(B, t, j);
             for (size_t r = 0; r < n; r++)
                 ptup[j * n + r] = FZ_NONE;
             ptup[j * n + b] = i;
@@ -262,7 +262,6 @@ int fz_bc(fz_ctx_t *c, int labeled)
             bc_step_t *S = &st[s];
             fz_run_t *Q = &c->runs[S->q];
             size_t nc = Q->tstart[t + 1] - Q->tstart[t];
-            const uint32_t *cx = Q->bytype + Q->tstart[t];
             size_t k = S->k, w = BC_ROW(k);
             uint64_t *rows = bc_grid_rows(grid);
             for (size_t j = 0; j < np; j++)
@@ -272,12 +271,12 @@ int fz_bc(fz_ctx_t *c, int labeled)
                            ompf_xu_values_const(R->p, ptup[j * n + S->prov_run[e]])[S->prov_ev[e]]);
                 }
             for (size_t j = 0; j < nc; j++) {
-                const double *v = ompf_xu_values_const(Q->p, cx[j]);
+                const double *v = ompf_xu_values_const(Q->p, fz_typed(Q, t, j));
                 for (size_t e = 0; e < k; e++)
                     bc_put(&rows[(np + j) * w + e], v[S->cur_ev[e]]);
             }
             for (size_t j = 0; j < nc; j++)
-                clab[j] = fz_xu_ulab(Q, cx[j]);
+                clab[j] = fz_xu_ulab(Q, fz_typed(Q, t, j));
             /* BC orders a cell's members by label rank, BC-unlabeled by
              * random keys drawn for prev then cur; the base run's index
              * (prev) or the run's (cur) breaks ties (bc_prob_t). */
@@ -290,7 +289,8 @@ int fz_bc(fz_ctx_t *c, int labeled)
             if ((rc = cache_prev(&cc, c, S, t, ptup, np, maxn)))
                 break;
             bc_prob_t pb = {np, nc, k, {prank, crank}, fz_stream(c->opts->seed, t, s),
-                            {ptup + b, cx}, {n, 1}, cc.ps, cc.nps,
+                            {ptup + b, Q->bytype ? Q->bytype + Q->tstart[t] : NULL},
+                            {n, 1}, {0, Q->tstart[t]}, cc.ps, cc.nps,
                             NULL, NULL, 0, 0, 1};
             if ((rc = bc_grid_solve(grid, &pb)))
                 break;
@@ -313,7 +313,8 @@ int fz_bc(fz_ctx_t *c, int labeled)
                 if (cj == FZ_NONE)
                     continue;
                 if (pi + 16 < np && slot[pi + 16] != FZ_NONE) {
-                    __builtin_prefetch(&cx[slot[pi + 16]]);
+                    if (Q->bytype)
+                        __builtin_prefetch(&Q->bytype[Q->tstart[t] + slot[pi + 16]]);
                     __builtin_prefetch(&clab[slot[pi + 16]]);
                 }
                 if (pi + 8 < np && slot[pi + 8] != FZ_NONE) {
@@ -322,7 +323,7 @@ int fz_bc(fz_ctx_t *c, int labeled)
                 }
                 if (nw != pi)
                     memcpy(ptup + nw * n, ptup + pi * n, n * sizeof *ptup);
-                ptup[nw * n + S->q] = cx[cj];
+                ptup[nw * n + S->q] = fz_typed(Q, t, cj);
                 plab[nw] = plab[pi] == clab[cj]
                               ? plab[pi]
                               : fz_lca(c, plab[pi], clab[cj]);

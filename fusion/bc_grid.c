@@ -370,7 +370,8 @@ static inline fz_key_t key_of(const bc_prob_t *pb, unsigned side, uint32_t x)
         uint64_t s = pb->seed + ((side ? pb->np : 0) + (uint64_t)x) * 0x9e3779b97f4a7c15ull;
         key.k1 = fz_rand(&s);
     }
-    key.k2 = pb->base[side][(size_t)x * pb->stride[side]];
+    key.k2 = pb->base[side] ? pb->base[side][(size_t)x * pb->stride[side]]
+                            : pb->first[side] + x;
     key.idx = 0;
     return key;
 }
@@ -498,7 +499,8 @@ static size_t pair_levels(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint
             size_t x = (size_t)(t & TAG_INDEX);
             if (pb->rank[side])
                 __builtin_prefetch(&pb->rank[side][x]);
-            __builtin_prefetch(&pb->base[side][x * pb->stride[side]]);
+            if (pb->base[side])
+                __builtin_prefetch(&pb->base[side][x * pb->stride[side]]);
         }
         uint64_t t = tag[j];
         fz_key_t key = key_of(pb, (t & TAG_SIDE) ? 1 : 0, (uint32_t)(t & TAG_INDEX));

@@ -22,8 +22,11 @@ typedef struct bc_prob {
     size_t np, nc, k;
     const uint32_t *rank[2];   /* NULL: random order keys from seed */
     uint64_t seed;
+    /* XU x of a side: base[side][x * stride[side]], or first[side] + x
+     * when base[side] is NULL (a run whose XUs come in type order) */
     const uint32_t *base[2];
     size_t stride[2];
+    uint32_t first[2];
     /* optional, per value: prev's non-missing values already sorted
      * (psorted[e] NULL: the grid gathers and sorts them) */
     const double *const *psorted;

@@ -175,10 +175,29 @@ static int lean_ok(const fz_ctx_t *c, size_t r)
                : 0;
 }
 
-/* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given. */
-static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
-                size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
-                const char *path, ompf_fuse_report_t **report, ompf_error_t *err)
+/* Once the strategy has matched the XUs, only the base run's times are
+ * read (the fused records are its): the other lean runs drop theirs
+ * before the output is built (16 bytes an XU of those runs, at the peak
+ * of CTC and random).  A packed run keeps its columns. */
+static void release_times(fz_ctx_t *c, ompf_profile_t *const *mut)
+{
+    for (size_t r = 0; mut && r < c->n; r++) {
+        unsigned lean = ompf_profile_lean(mut[r]);
+        if (r == c->order[0] || !lean || (lean & OMPF_LEAN_PACKED) ||
+            ompf_profile_lean_narrow(mut[r], OMPF_LEAN))
+            continue;
+        c->runs[r].vstart = ompf_xu_view_u64(mut[r], OMPF_XU_START);
+        c->runs[r].vend = ompf_xu_view_u64(mut[r], OMPF_XU_END);
+    }
+}
+
+/* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given;
+ * mut: the inputs, when the caller lets fusion release what it no longer
+ * needs of them (ompf_fuse_write_release), else NULL. */
+static int fuse(const ompf_profile_t *const *inputs, ompf_profile_t *const *mut,
+                const char *const *paths, size_t n, const ompf_fuse_opts_t *opts,
+                ompf_profile_t **out, const char *path, ompf_fuse_report_t **report,
+                ompf_error_t *err)
 {
     if (out)
         *out = NULL;
@@ -286,6 +305,7 @@ static int fuse(const ompf_profile_t *const *inputs, const char *const *paths,
     }
     free(c.urank);
     c.urank = NULL;
+    release_times(&c, mut);
     if (bc) /* BC named its pairs as it made them */
         fz_lca_free(&c);
     if (lca_late && (rc = fz_lca_build(&c)))
@@ -309,17 +329,32 @@ int ompf_fuse(const ompf_profile_t *const *inputs, const char *const *paths,
               size_t n, const ompf_fuse_opts_t *opts, ompf_profile_t **out,
               ompf_fuse_report_t **report, ompf_error_t *err)
 {
-    return fuse(inputs, paths, n, opts, out, NULL, report, err);
+    return fuse(inputs, NULL, paths, n, opts, out, NULL, report, err);
 }
 
-int ompf_fuse_write(const ompf_profile_t *const *inputs, const char *const *paths,
-                    size_t n, const ompf_fuse_opts_t *opts, const char *out_path,
-                    ompf_fuse_report_t **report, ompf_error_t *err)
+static int fuse_write(const ompf_profile_t *const *inputs, ompf_profile_t *const *mut,
+                      const char *const *paths, size_t n, const ompf_fuse_opts_t *opts,
+                      const char *out_path, ompf_fuse_report_t **report, ompf_error_t *err)
 {
     if (!out_path || !*out_path) {
         if (report)
             *report = NULL;
         return ompf_error_set(err, OMPF_EINVAL, "ompf_fuse_write: no output path");
     }
-    return fuse(inputs, paths, n, opts, NULL, out_path, report, err);
+    return fuse(inputs, mut, paths, n, opts, NULL, out_path, report, err);
+}
+
+int ompf_fuse_write(const ompf_profile_t *const *inputs, const char *const *paths,
+                    size_t n, const ompf_fuse_opts_t *opts, const char *out_path,
+                    ompf_fuse_report_t **report, ompf_error_t *err)
+{
+    return fuse_write(inputs, NULL, paths, n, opts, out_path, report, err);
+}
+
+int ompf_fuse_write_release(ompf_profile_t *const *inputs, const char *const *paths,
+                            size_t n, const ompf_fuse_opts_t *opts, const char *out_path,
+                            ompf_fuse_report_t **report, ompf_error_t *err)
+{
+    return fuse_write((const ompf_profile_t *const *)inputs, inputs, paths, n, opts,
+                      out_path, report, err);
 }

@@ -197,8 +197,8 @@ int fz_build_union_trie(fz_ctx_t *c)
                        : rc;
     }
 rank:
-    /* Label order: only CTC's ties and BC's cells need it. */
-    if (c->opts->strategy == OMPF_FUSE_LGL || c->opts->strategy == OMPF_FUSE_RANDOM)
+    /* Label order: BC's cells need it (CTC's rare ties compare labels) */
+    if (c->opts->strategy != OMPF_FUSE_BC && c->opts->strategy != OMPF_FUSE_BC_UNLABELED)
         return 0;
     size_t nu = ompf_label_count(c->ut);
     c->urank = malloc(nu * sizeof *c->urank);
@@ -212,26 +212,39 @@ int fz_group_by_type(fz_ctx_t *c)
     for (size_t r = 0; r < c->n; r++) {
         fz_run_t *R = &c->runs[r];
         R->tstart = calloc(c->n_types + 1, sizeof *R->tstart);
-        R->bytype = malloc((R->n_xu ? R->n_xu : 1) * sizeof *R->bytype);
-        if (!R->tstart || !R->bytype)
+        if (!R->tstart)
             return OMPF_ENOMEM;
-        for (size_t i = 0; i < R->n_xu; i++) {
+        int sorted = 1; /* the XUs in type order: no index list needed */
+        for (size_t i = 0, prev = 0; i < R->n_xu; i++) {
             uint32_t ct = fz_xu_type(R, i);
             if (ct >= ompf_construct_count(R->p))
                 return ompf_error_set(c->err, OMPF_EFORMAT,
                                       "%s: XU %zu refers to a missing construct",
                                       c->rep->in_name[r], i);
             R->tstart[R->ctype[ct] + 1]++;
+            sorted &= R->ctype[ct] >= prev;
+            prev = R->ctype[ct];
         }
         for (size_t t = 0; t < c->n_types; t++)
             R->tstart[t + 1] += R->tstart[t];
-        uint32_t *pos = malloc((c->n_types ? c->n_types : 1) * sizeof *pos);
-        if (!pos)
+        /* CTC sorts each run's XUs by type and time at once */
+        if (!sorted && c->opts->strategy != OMPF_FUSE_CTC && fz_bytype_make(c, R))
             return OMPF_ENOMEM;
-        memcpy(pos, R->tstart, c->n_types * sizeof *pos);
-        for (size_t i = 0; i < R->n_xu; i++)
-            R->bytype[pos[R->ctype[fz_xu_type(R, i)]]++] = (uint32_t)i;
-        free(pos);
     }
+    return 0;
+}
+
+int fz_bytype_make(const fz_ctx_t *c, fz_run_t *R)
+{
+    R->bytype = malloc((R->n_xu ? R->n_xu : 1) * sizeof *R->bytype);
+    uint32_t *pos = malloc((c->n_types ? c->n_types : 1) * sizeof *pos);
+    if (!R->bytype || !pos) {
+        free(pos);
+        return OMPF_ENOMEM; /* R->bytype is freed with the context */
+    }
+    memcpy(pos, R->tstart, c->n_types * sizeof *pos);
+    for (size_t i = 0; i < R->n_xu; i++)
+        R->bytype[pos[R->ctype[fz_xu_type(R, i)]]++] = (uint32_t)i;
+    free(pos);
     return 0;
 }

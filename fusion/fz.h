@@ -25,7 +25,9 @@ typedef struct fz_run {
                            but none of its XUs has a value (an all-empty CSV
                            column): then ev is -1 too */
     uint32_t *tstart;   /* n_types + 1 offsets into bytype */
-    uint32_t *bytype;   /* XU indices grouped by type, ascending index */
+    uint32_t *bytype;   /* XU indices grouped by type, ascending index;
+                           NULL when the XUs come in type order (a
+                           one-type program): read through fz_typed */
     /* The XU fields the strategies read, through views that serve full
      * and lean inputs alike (profile.h, "Lean profiles"): fz_xu_type()
      * and the like. */
@@ -50,6 +52,11 @@ static inline uint32_t fz_xu_ulab(const fz_run_t *R, size_t i)
 static inline uint64_t fz_xu_id(const fz_run_t *R, size_t i)
 {
     return R->vid.base[i * R->vid.stride];
+}
+/* XU j of type t of run R. */
+static inline uint32_t fz_typed(const fz_run_t *R, size_t t, size_t j)
+{
+    return R->bytype ? R->bytype[R->tstart[t] + j] : (uint32_t)(R->tstart[t] + j);
 }
 static inline uint64_t fz_xu_start(const fz_run_t *R, size_t i)
 {
@@ -119,8 +126,8 @@ typedef struct fz_ctx {
                                  the trie the inputs share (profile.h,
                                  "Shared labels") */
     ompf_profile_t *ut_own;
-    uint32_t *urank;     /* depth-first rank of every union node (CTC and
-                            BC only; NULL for the others) */
+    uint32_t *urank;     /* depth-first rank of every union node (BC
+                            only; NULL for the others) */
     fz_anc_t *anc;       /* jump pointers of the union trie (lca.c; all but
                             LGL; NULL: fz_lca walks parent chains) */
     size_t n_anc;
@@ -141,6 +148,9 @@ int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen);  /* fuse_check.c */
 int fz_match_types(fz_ctx_t *c);                              /* fuse_match.c */
 int fz_match_events(fz_ctx_t *c);
 int fz_build_union_trie(fz_ctx_t *c);
+/* R->bytype made from R->tstart (fz_group_by_type makes it for every run
+ * whose XUs are not in type order, except for CTC); 0 or OMPF_ENOMEM. */
+int fz_bytype_make(const fz_ctx_t *c, fz_run_t *R);
 int fz_group_by_type(fz_ctx_t *c);
 int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
 /* Common prefix of union labels x and y (lca.c): fz_lca_build once the
@@ -150,6 +160,9 @@ uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y);
 /* Drops the table once the fused XUs are named (16 bytes a union node);
  * fz_lca still answers, by walking parent chains. */
 void fz_lca_free(fz_ctx_t *c);
+/* Whether label x comes before label y of trie u in label order: depth
+ * first, children by ascending component (ompf_label_dfs_rank's order). */
+int fz_label_before(const ompf_profile_t *u, uint32_t x, uint32_t y);
 /* A hint some calls before fz_lca(c, x, ...): its first load misses. */
 void fz_lca_prefetch(const fz_ctx_t *c, uint32_t x);
 int fz_report_types_events(fz_ctx_t *c);                      /* fuse_report.c */
@@ -227,6 +240,11 @@ int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
 /* Stable by the given bits of each key alone; the others ride along (a
  * payload packed into the key). */
 int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits);
+/* Ascending by value, in place: no scratch, where the radix sorts above
+ * take a second array of keys.  Not stable, which distinct keys (a
+ * payload in the low bits, as LGL's and CTC's XU index) do not need:
+ * their order is the one fz_radix_sort_bits gives by the high bits. */
+void fz_sort_u64(uint64_t *key, size_t n);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */
 /* Bits needed to write x (0 for 0). */

@@ -76,3 +76,29 @@ void fz_lca_prefetch(const fz_ctx_t *c, uint32_t x)
     if (c->anc && x < c->n_anc)
         __builtin_prefetch(&c->anc[x]);
 }
+
+/* See fz.h.  A walk up both: CTC's ties are rare, and a rank table of
+ * every union node would be 4 bytes a label at CTC's peak. */
+int fz_label_before(const ompf_profile_t *u, uint32_t x, uint32_t y)
+{
+    uint32_t dx = ompf_label_depth(u, x), dy = ompf_label_depth(u, y);
+    for (; dx > dy; dx--) {
+        uint32_t p = ompf_label_parent(u, x);
+        if (p == y)
+            return 0; /* y is an ancestor of x */
+        x = p;
+    }
+    for (; dy > dx; dy--) {
+        uint32_t p = ompf_label_parent(u, y);
+        if (p == x)
+            return 1;
+        y = p;
+    }
+    if (x == y)
+        return 0;
+    for (uint32_t px, py; (px = ompf_label_parent(u, x)) != (py = ompf_label_parent(u, y));) {
+        x = px;
+        y = py;
+    }
+    return ompf_label_component(u, x) < ompf_label_component(u, y);
+}

@@ -64,12 +64,12 @@ int fz_lgl(fz_ctx_t *c)
             l->n = R->tstart[t + 1] - R->tstart[t];
             l->pos = l->gone = 0;
             for (size_t j = 0; j < l->n; j++) {
-                uint32_t i = R->bytype[R->tstart[t] + j];
+                uint32_t i = fz_typed(R, t, j);
                 l->key[j] = (uint64_t)fz_xu_ulab(R, i) << 32 | i;
             }
-            /* stable by node: equal nodes keep their ascending index */
-            if ((rc = fz_radix_sort_bits(l->key, l->n, ~0ull << 32)))
-                goto out;
+            /* by (node, index), in place: equal nodes keep their ascending
+             * index, as a stable sort by node would */
+            fz_sort_u64(l->key, l->n);
             for (size_t a = 0; a < l->n;) {
                 size_t b = a + 1;
                 while (b < l->n && NODE(l->key[b]) == NODE(l->key[a]))

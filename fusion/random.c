@@ -23,7 +23,7 @@ int fz_random(fz_ctx_t *c)
             fz_run_t *R = &c->runs[r];
             size_t cnt = R->tstart[t + 1] - R->tstart[t];
             for (size_t j = 0; j < cnt; j++)
-                list[j] = R->bytype[R->tstart[t] + j];
+                list[j] = fz_typed(R, t, j);
             uint64_t s = fz_stream(c->opts->seed, t, r);
             for (size_t j = cnt; j > 1; j--) { /* Fisher-Yates */
                 size_t q = (size_t)fz_below(&s, j);

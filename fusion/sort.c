@@ -341,3 +341,65 @@ int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits)
 {
     return radix(key, NULL, n, NULL, NULL, bits);
 }
+
+/* ---- in place ---------------------------------------------------------- */
+
+static void insertion_u64(uint64_t *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint64_t x = a[i];
+        size_t j = i;
+        for (; j > 0 && x < a[j - 1]; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* American flag sort: the digit at shift of every key counted, the keys
+ * moved to their digit's bucket by cycles of swaps, each bucket sorted by
+ * the digit below.  Bits above shift + 8 are the same for every key. */
+static void flag_sort(uint64_t *a, size_t n, unsigned shift)
+{
+    if (n <= 32) {
+        insertion_u64(a, n);
+        return;
+    }
+    size_t cnt[256] = {0}, head[256], end[256];
+    for (size_t i = 0; i < n; i++)
+        cnt[(a[i] >> shift) & 255]++;
+    for (size_t b = 0, at = 0; b < 256; b++) {
+        head[b] = at;
+        at += cnt[b];
+        end[b] = at;
+    }
+    for (unsigned b = 0; b < 256; b++)
+        while (head[b] < end[b]) {
+            uint64_t v = a[head[b]];
+            for (unsigned d = (v >> shift) & 255; d != b; d = (v >> shift) & 255) {
+                uint64_t t = a[head[d]];
+                a[head[d]++] = v;
+                v = t;
+            }
+            a[head[b]++] = v;
+        }
+    if (shift == 0)
+        return;
+    unsigned next = shift > 8 ? shift - 8 : 0;
+    for (size_t b = 0, at = 0; b < 256; at += cnt[b++])
+        if (cnt[b] > 1)
+            flag_sort(a + at, cnt[b], next);
+}
+
+void fz_sort_u64(uint64_t *key, size_t n)
+{
+    if (n < 2)
+        return;
+    uint64_t lo = key[0], hi = key[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = key[i] < lo ? key[i] : lo;
+        hi = key[i] > hi ? key[i] : hi;
+    }
+    unsigned top = fz_bitlen(lo ^ hi); /* the bits above are all alike */
+    if (top)
+        flag_sort(key, n, top > 8 ? top - 8 : 0);
+}

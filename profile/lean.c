@@ -67,6 +67,27 @@ void ompf__lean_free(ompf_profile_t *p)
     free(p->pk_at);
 }
 
+int ompf_profile_lean_narrow(ompf_profile_t *p, unsigned flags)
+{
+    const unsigned times = OMPF_LEAN_START | OMPF_LEAN_TIMES;
+    if (!p || !p->lean || (p->lean & OMPF_LEAN_PACKED) || !(flags & OMPF_LEAN) ||
+        (flags & ~(OMPF_LEAN | times)))
+        return OMPF_EINVAL;
+    int start = (flags & times) != 0, end = (flags & OMPF_LEAN_TIMES) != 0;
+    if ((start && !(p->lean & times)) || (end && !(p->lean & OMPF_LEAN_TIMES)))
+        return OMPF_EINVAL; /* a column it does not have */
+    if (!end) {
+        free(p->lx_end);
+        p->lx_end = NULL;
+    }
+    if (!start) {
+        free(p->lx_start);
+        p->lx_start = NULL;
+    }
+    p->lean = flags;
+    return 0;
+}
+
 unsigned ompf_profile_lean(const ompf_profile_t *p)
 {
     return p ? p->lean : 0;

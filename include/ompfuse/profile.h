@@ -334,6 +334,12 @@ unsigned ompf_profile_lean(const ompf_profile_t *p);
  * and the views are invalid after.  0, OMPF_EINVAL (p lean already, or bad
  * flags) or OMPF_ENOMEM (p unchanged). */
 int ompf_profile_pack(ompf_profile_t *p, unsigned flags);
+/* Makes a lean profile that is not packed hold fewer columns: flags
+ * (OMPF_LEAN, optionally with OMPF_LEAN_START or OMPF_LEAN_TIMES) names
+ * what it keeps, a subset of what it has; the others are freed, as if it
+ * had been read with flags (their views' base is NULL after).  0 or
+ * OMPF_EINVAL (p full or packed, or flags not a subset). */
+int ompf_profile_lean_narrow(ompf_profile_t *p, unsigned flags);
 /* A strided view of one XU field, lean or full alike: XU i's value is
  * base[i * stride].  base is NULL when the profile does not hold the field
  * (or has no XUs).  Valid until the next ompf_xu_add, ompf_xu_reserve or

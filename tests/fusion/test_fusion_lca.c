@@ -5,7 +5,8 @@
  * cover equal nodes, the root, ancestor and descendant, and nodes at very
  * different depths; and the walk fz_lca falls back to, for labels out of
  * range and without the table (a trie not in parent-first order, which
- * ompf_label_child cannot build). */
+ * ompf_label_child cannot build); and fz_label_before, the label order of
+ * CTC's ties, against ompf_label_dfs_rank. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +28,14 @@ typedef enum {
     T_ROOT,    /* the root alone */
 } shape_t;
 
+/* comp: component of node i (0: i itself, so siblings come in node
+ * order; else random, unique) */
+static ompf_profile_t *make_trie_comp(shape_t shape, size_t n, uint64_t *s, int random_comp);
 static ompf_profile_t *make_trie(shape_t shape, size_t n, uint64_t *s)
+{
+    return make_trie_comp(shape, n, s, 0);
+}
+static ompf_profile_t *make_trie_comp(shape_t shape, size_t n, uint64_t *s, int random_comp)
 {
     ompf_profile_t *p = NULL;
     assert_int_equal(ompf_profile_create(&p), 0);
@@ -42,7 +50,8 @@ static ompf_profile_t *make_trie(shape_t shape, size_t n, uint64_t *s)
         case T_ROOT: break;
         }
         uint32_t node;
-        assert_int_equal(ompf_label_child(p, parent, i, &node), 0);
+        uint64_t comp = random_comp ? (fzt_rand(s) % 1000) << 32 | i : i;
+        assert_int_equal(ompf_label_child(p, parent, comp, &node), 0);
         assert_int_equal(node, i);
     }
     return p;
@@ -117,11 +126,58 @@ static void test_all_pairs(void **state)
         }
 }
 
+/* fz_label_before (CTC's ties) against ompf_label_dfs_rank, on tries
+ * whose siblings' components are not in node order: every pair of small
+ * tries, and random, ancestor and root pairs of large ones. */
+static void check_before(const ompf_profile_t *p, const uint32_t *rank, uint32_t x,
+                         uint32_t y, int shape)
+{
+    int want = rank[x] < rank[y], got = fz_label_before(p, x, y);
+    if (got != want)
+        fail_msg("shape %d: before(%u, %u) = %d, expected %d", shape, x, y, got, want);
+}
+
+static void test_label_order(void **state)
+{
+    (void)state;
+    for (int shape = T_CHAIN; shape <= T_ROOT; shape++)
+        for (size_t n = 1; n <= 70; n++) {
+            uint64_t s = 0xdef + n * 11 + (uint64_t)shape;
+            ompf_profile_t *p = make_trie_comp((shape_t)shape, n, &s, 1);
+            uint32_t rank[70];
+            assert_int_equal(ompf_label_dfs_rank(p, rank), 0);
+            for (uint32_t x = 0; x < n; x++)
+                for (uint32_t y = 0; y < n; y++)
+                    check_before(p, rank, x, y, shape);
+            ompf_profile_destroy(p);
+        }
+    static const size_t big[] = {5000, 100000, 100000, 20000, 30000, 1};
+    for (int shape = T_CHAIN; shape <= T_ROOT; shape++) {
+        uint64_t s = 0x77 + (uint64_t)shape;
+        uint32_t n = (uint32_t)big[shape];
+        ompf_profile_t *p = make_trie_comp((shape_t)shape, n, &s, 1);
+        uint32_t *rank = malloc(n * sizeof *rank);
+        assert_int_equal(ompf_label_dfs_rank(p, rank), 0);
+        for (int i = 0; i < 20000; i++) {
+            uint32_t x = (uint32_t)(fzt_rand(&s) % n), y = (uint32_t)(fzt_rand(&s) % n), a = x;
+            for (uint64_t up = fzt_rand(&s) % 64; up-- && a;)
+                a = ompf_label_parent(p, a);
+            check_before(p, rank, x, y, shape);
+            check_before(p, rank, a, x, shape);
+            check_before(p, rank, x, a, shape);
+            check_before(p, rank, 0, x, shape);
+        }
+        free(rank);
+        ompf_profile_destroy(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_all_pairs),
+        cmocka_unit_test(test_label_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,9 @@
  * and fz_sort_keys, the introsort of (k1, k2, idx) records, against qsort
  * over sizes around its insertion-sort cut and orders that are quicksort's
  * hard cases.  The same table checks fz_radix_sort_buf (the caller's
- * scratch) and fz_radix_sort_bits (stable by some bits of each key alone,
- * the others riding along: LGL's node << 32 | XU index). */
+ * scratch), fz_radix_sort_bits (stable by some bits of each key alone,
+ * the others riding along: LGL's node << 32 | XU index) and fz_sort_u64
+ * (in place). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,7 +72,8 @@ static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
  * with payload and the caller's scratch, 3 fz_radix_sort_bits by the high
  * 32 bits, 4 by all but the low 20 (a boundary inside the sort's digits);
  * in 3 and 4 the other bits are scrambled, so that only stability by
- * input position can give the expected order. */
+ * input position can give the expected order; 5 fz_sort_u64 (in place,
+ * by value). */
 static void check(kind_t kind, size_t n, int mode)
 {
     int with_idx = mode == 1 || mode == 2;
@@ -87,7 +89,7 @@ static void check(kind_t kind, size_t n, int mode)
     assert_non_null(orig);
     for (size_t i = 0; i < n; i++) {
         key[i] = make_key(kind, i, n, &s);
-        if (mode >= 3) /* the sorted bits from the kind, the others noise */
+        if (mode == 3 || mode == 4) /* the sorted bits from the kind, the others noise */
             key[i] = (key[i] & mask) | (fzt_rand(&s) & ~mask);
         orig[i] = key[i];
         idx[i] = (uint32_t)i;
@@ -103,13 +105,17 @@ static void check(kind_t kind, size_t n, int mode)
         assert_int_equal(fz_radix_sort_buf(key, idx, n, kb, ib), 0);
         free(kb);
         free(ib);
+    } else if (mode == 5) {
+        fz_sort_u64(key, n);
     } else if (mode >= 3) {
         assert_int_equal(fz_radix_sort_bits(key, n, mask), 0);
     } else {
         assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
     }
     for (size_t i = 0; i < n; i++) {
-        if (key[i] != orig[ref[i].pos] || (with_idx && idx[i] != ref[i].pos))
+        /* mode 5 is not stable: equal keys may come in any order */
+        if (mode == 5 ? key[i] != ref[i].key
+                      : key[i] != orig[ref[i].pos] || (with_idx && idx[i] != ref[i].pos))
             fail_msg("kind %d n %zu mode %d: position %zu holds (%llx, %u), "
                      "expected (%llx, %u)", (int)kind, n, mode, i,
                      (unsigned long long)key[i], with_idx ? idx[i] : 0,
@@ -135,7 +141,7 @@ static void test_table(void **state)
                                    262144, 262145, 1000000};
     for (int k = K_RANDOM64; k <= K_EQUAL; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-            for (int mode = 0; mode < 5; mode++)
+            for (int mode = 0; mode < 6; mode++)
                 check((kind_t)k, sizes[s], mode);
     /* Keys that two 16-bit passes cover take MSD passes above 2^22. */
     check(K_LOW20, 4194304, 1);
@@ -145,6 +151,7 @@ static void test_table(void **state)
     check(K_RANDOM64, 4194305, 3); /* MSD passes by the high bits alone */
     check(K_RANDOM64, 4194305, 4);
     check(K_LOW20, 4194305, 4);
+    check(K_RANDOM64, 4194305, 5);
 }
 
 /* fz_sort_keys (LGL's duplicate labels, CTC's equal start times, BC's

@@ -149,6 +149,43 @@ static void test_lean_fields(void **state)
 }
 
 /* A damaged or cut file: the lean reader says what the full one says. */
+/* ompf_profile_lean_narrow: each narrowing gives what a read with the
+ * narrower flags gives; widening, a packed or a full profile are refused. */
+static void test_lean_narrow(void **state)
+{
+    (void)state;
+    ompf_profile_t *p, *q;
+    ompf_error_t err;
+    assert_int_equal(ompf_profile_read(path, &p, NULL, &err), 0);
+    static const unsigned from[] = {OMPF_LEAN | OMPF_LEAN_TIMES, OMPF_LEAN | OMPF_LEAN_TIMES,
+                                    OMPF_LEAN | OMPF_LEAN_START, OMPF_LEAN | OMPF_LEAN_TIMES |
+                                    OMPF_LEAN_START};
+    static const unsigned to[] = {OMPF_LEAN | OMPF_LEAN_START, OMPF_LEAN, OMPF_LEAN,
+                                  OMPF_LEAN | OMPF_LEAN_TIMES};
+    for (size_t k = 0; k < sizeof from / sizeof *from; k++) {
+        assert_int_equal(ompf_profile_read_into(path, from[k], NULL, &q, NULL, &err), 0);
+        assert_int_equal(ompf_profile_lean_narrow(q, to[k]), 0);
+        assert_int_equal(ompf_profile_lean(q), to[k]);
+        same_as_full(p, q, to[k]);
+        ompf_profile_destroy(q);
+    }
+    static const unsigned bad_from[] = {OMPF_LEAN, OMPF_LEAN | OMPF_LEAN_START,
+                                        OMPF_LEAN | OMPF_LEAN_TIMES | OMPF_LEAN_PACKED,
+                                        OMPF_LEAN | OMPF_LEAN_TIMES};
+    static const unsigned bad_to[] = {OMPF_LEAN | OMPF_LEAN_START, OMPF_LEAN | OMPF_LEAN_TIMES,
+                                      OMPF_LEAN | OMPF_LEAN_PACKED, OMPF_LEAN_START};
+    for (size_t k = 0; k < sizeof bad_from / sizeof *bad_from; k++) {
+        assert_int_equal(ompf_profile_read_into(path, bad_from[k], NULL, &q, NULL, &err), 0);
+        assert_int_equal(ompf_profile_lean_narrow(q, bad_to[k]), OMPF_EINVAL);
+        assert_int_equal(ompf_profile_lean(q), bad_from[k]); /* unchanged */
+        if (!(bad_from[k] & OMPF_LEAN_PACKED))
+            same_as_full(p, q, bad_from[k]);
+        ompf_profile_destroy(q);
+    }
+    assert_int_equal(ompf_profile_lean_narrow(p, OMPF_LEAN), OMPF_EINVAL); /* full */
+    ompf_profile_destroy(p);
+}
+
 static void test_lean_errors(void **state)
 {
     (void)state;
@@ -342,6 +379,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lean_fields),
+        cmocka_unit_test(test_lean_narrow),
         cmocka_unit_test(test_lean_errors),
         cmocka_unit_test(test_move_labels),
         cmocka_unit_test(test_label_guesses),
