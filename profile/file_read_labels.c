@@ -80,8 +80,10 @@ static int wait_for_parent(rd_t *r, const fmt_label_rec_t *l, uint32_t seq)
     if (last == NONE32) {
         if (fmt_idmap_put(&r->lab_wait, l->parent, k, &old))
             return rd_oom(r);
+    } else if (last == WAIT_DONE) {
+        /* a resolved parent, for which no record waits: not reached */
+        fmt_idmap_set(&r->lab_wait, l->parent, k);
     } else {
-        /* WAIT_DONE only for a resolved parent, which no record waits for */
         w->next = r->lab[last].next;
         r->lab[last].next = k;
         fmt_idmap_set(&r->lab_wait, l->parent, k);

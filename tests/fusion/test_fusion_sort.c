@@ -43,6 +43,7 @@ typedef enum {
                      16 low bits, so ties through the recursion too */
     K_HIGH_ONLY,  /* varying bits only at the top, gaps below */
     K_SORTED_DESC,
+    K_SORTED_ASC, /* fz_sort_u64 returns at once; ties stay in place */
     K_TOP16,      /* 16 top digits: MSD buckets near LEAF (16-bit leaves) */
     K_NESTED,     /* ~95 % share the top 16 bits: a bucket above LEAF in a
                      bucket above LEAF (three MSD levels at 10^6) */
@@ -60,6 +61,7 @@ static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
     case K_SKEWED: return (r % 10 ? 5ull << 56 : (r >> 8) << 56) | (r & 0xffff);
     case K_HIGH_ONLY: return (r >> 52) << 52;
     case K_SORTED_DESC: return (uint64_t)(n - i) * 3;
+    case K_SORTED_ASC: return (uint64_t)(i / 2) << 20;
     case K_TOP16: return ((r % 16) << 56) | (r >> 16);
     case K_NESTED: return r % 20 ? 0xabcdull << 48 | (r >> 24) : r;
     case K_LOW8: return 0x77ull << 40 | (r & 255);
