@@ -170,6 +170,9 @@ static void run_property(int strategy, const unsigned *masks, size_t k,
 
 static const unsigned disjoint3[3] = {0x07, 0x18, 0x60};
 static const unsigned disjoint7[7] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40};
+/* 8 runs: CTC sorts each through the radix sort's scratch (a run is at
+ * most an eighth of the input XUs), not in place (ctc.c) */
+static const unsigned runs8[8] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x03};
 /* BC: E1 shared by all, the rest disjoint; E0 (few distinct values) too. */
 static const unsigned overlap4[4] = {0x03, 0x06, 0x1a, 0x62};
 
@@ -188,11 +191,14 @@ static void test_ctc(void **s)
     for (uint64_t seed = 1; seed <= 5; seed++) {
         run_property(OMPF_FUSE_CTC, disjoint3, 3, seed, 500);
         run_property(OMPF_FUSE_CTC, disjoint7, 7, seed, 200);
+        run_property(OMPF_FUSE_CTC, runs8, 8, seed, 300);
     }
     for (int w = 0; w < 2; w++) {
         wide_times = w ? 1ull << 50 : 1ull << 61;
-        for (uint64_t seed = 1; seed <= 3; seed++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
             run_property(OMPF_FUSE_CTC, disjoint3, 3, seed, 3000);
+            run_property(OMPF_FUSE_CTC, runs8, 8, seed, 1000);
+        }
     }
     wide_times = 0;
 }

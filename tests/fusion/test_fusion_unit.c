@@ -213,6 +213,51 @@ static void test_ctc_ties_wide(void **state)
     destroy_all(in, 2);
 }
 
+/* CTC over 3 runs (each sorted in place) and 9 (each a ninth of the input
+ * XUs: sorted through the radix sort's scratch, ctc.c): the same 40 XUs
+ * in every run, recorded in a different order per run, two types whose
+ * XUs interleave, start times tied in pairs within a type (ordered by
+ * label).  Every fused XU must join the same XU of every run. */
+static void test_ctc_many_runs(void **state)
+{
+    (void)state;
+    for (size_t nr = 3; nr <= 9; nr += 6) {
+        ompf_profile_t *in[9];
+        char ev[9][8];
+        for (size_t r = 0; r < nr; r++) {
+            snprintf(ev[r], sizeof ev[r], "E%zu", r);
+            in[r] = fzt_profile(r + 1, ev[r]);
+            uint64_t s = 77 + r;
+            unsigned order[40];
+            for (unsigned k = 0; k < 40; k++)
+                order[k] = k;
+            for (unsigned k = 39; k > 0 && r; k--) { /* run 0 in order, the others shuffled */
+                unsigned j = (unsigned)(fzt_rand(&s) % (k + 1)), t = order[k];
+                order[k] = order[j];
+                order[j] = t;
+            }
+            for (unsigned q = 0; q < 40; q++) {
+                unsigned k = order[q];
+                double v = k;
+                char l[16];
+                snprintf(l, sizeof l, "0.%u", k);
+                fzt_xu(in[r], 1000 * r + q + 1, (int)(k % 2) + 1, l, (k / 4) * 10 + 5, &v);
+            }
+        }
+        ompf_profile_t *f;
+        ompf_fuse_report_t *rep;
+        ompf_error_t err;
+        assert_int_equal(fzt_fuse(in, nr, OMPF_FUSE_CTC, 1, &f, &rep, &err), 0);
+        assert_int_equal(ompf_xu_count(f), 40);
+        for (size_t i = 0; i < 40; i++)
+            for (size_t r = 1; r < nr; r++)
+                assert_true(fzt_val(f, i, ev[r]) == fzt_val(f, i, ev[0]));
+        ompf_fuse_report_destroy(rep);
+        ompf_profile_destroy(f);
+        destroy_all(in, nr);
+    }
+}
+
 /* First run wins for an event measured by several runs (CTC, LGL,
  * random), and for BC the first run in the combination order. */
 static void test_first_run_wins(void **state)
@@ -839,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_lgl_unmatched_and_duplicates),
         cmocka_unit_test(test_ctc_start_order),
         cmocka_unit_test(test_ctc_ties_wide),
+        cmocka_unit_test(test_ctc_many_runs),
         cmocka_unit_test(test_first_run_wins),
         cmocka_unit_test(test_bc_nearest),
         cmocka_unit_test(test_bc_label_order_in_cell),
