@@ -143,6 +143,7 @@ int rd_add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
         r->lab_guess = r->lab_free = NONE32;
         r->lab_hit = r->lab_mode == LAB_APPEND; /* nothing to prefetch */
     }
+    int rc = 0;
     for (size_t i = 0; i < count; i++) {
         /* A lookup is at a random place of the trie's hash: prefetch the
          * slot 16 records ahead and its node 8 ahead, so that the misses
@@ -156,25 +157,31 @@ int rd_add_labels(rd_t *r, const fmt_label_rec_t *l, size_t count)
                 ompf_label_prefetch(r->lt, pn, l[i + d].comp, (int)s);
         }
         uint32_t seq = r->lab_seq < UINT32_MAX ? r->lab_seq++ : UINT32_MAX;
-        /* an id met before: checked once every label is resolved */
-        if (fmt_idmap_get(&r->lab_map, l[i].id) != NONE32) {
-            if (push_dup(r, l[i].id, l[i].parent, l[i].comp))
-                return OMPF_ENOMEM;
-            continue;
-        }
         uint32_t top = resolved(r, l[i].parent), node, old;
         if (top == NONE32) {
-            if (wait_for_parent(r, &l[i], seq))
-                return OMPF_ENOMEM;
+            /* an id met before: checked once every label is resolved */
+            if (fmt_idmap_get(&r->lab_map, l[i].id) != NONE32)
+                rc = push_dup(r, l[i].id, l[i].parent, l[i].comp);
+            else
+                rc = wait_for_parent(r, &l[i], seq);
+            if (rc)
+                return rc;
             continue;
         }
+        /* One lookup of the id, by the insertion: an id met before (rare)
+         * keeps its node; the one made here is then the same (looked up)
+         * or merged away (appended), or the check fails. */
         int arc = make_node(r, top, l[i].comp, &node);
         if (arc)
             return refused(r, arc, top, l[i].id);
         if (fmt_idmap_put(&r->lab_map, l[i].id, node, &old))
             return rd_oom(r);
-        if (r->n_wait && (arc = release(r, l[i].id, node)))
-            return arc;
+        if (old != NONE32)
+            rc = push_dup(r, l[i].id, l[i].parent, l[i].comp);
+        else if (r->n_wait)
+            rc = release(r, l[i].id, node);
+        if (rc)
+            return rc;
     }
     return 0;
 }
