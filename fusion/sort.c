@@ -1,4 +1,5 @@
-/* Sorting helpers of the strategies: an introsort of three-key records, and a stable
+/* Sorting helpers of the strategies: an introsort of three-key records; an
+ * in-place sort of 64-bit keys (fz_sort_u64, at the end); and a stable
  * radix sort of 64-bit keys with an optional 32-bit payload: least
  * significant digit first (16-bit digits) up to 2^18 keys, or up to 2^22
  * when that takes at most two passes; else 8-bit digits most significant

@@ -1,7 +1,8 @@
 /* The profile reader's shared state (not installed): the reader is split
  * by job into file_read.c (header, chunk framing, the two passes),
- * file_read_chunks.c (pass-1 chunk decoders), file_read_resolve.c
- * (resolution of ids and the salvage of truncated files) and
+ * file_read_chunks.c (pass-1 chunk decoders), file_read_labels.c (the
+ * labels, resolved as pass 1 decodes them), file_read_resolve.c (the other
+ * ids after pass 1, and the salvage of truncated files) and
  * file_read_xus.c (pass 2: the XUS chunks). */
 #ifndef OMPF_PROFILE_FILE_READ_H
 #define OMPF_PROFILE_FILE_READ_H

@@ -86,7 +86,7 @@ struct ompf_profile {
 };
 
 char *ompf__strdup(const char *s);
-/* ompf_label_child with a guess (the reader's build_labels and
+/* ompf_label_child with a guess (the reader, file_read_labels.c, and
  * ompf_label_map_into use it): runs of one program create
  * their labels in nearly the same order, so the node after the one the
  * previous label mapped to is usually the next one's.  A node that has

@@ -1,4 +1,4 @@
-/* fz_radix_sort, the sort under LGL, CTC and BC, against qsort by (key,
+/* fz_radix_sort, the sort under CTC and BC, against qsort by (key,
  * input position): table-driven over sizes on either side of its regimes
  * (fz_sort_keys below 2048 keys; 16-bit LSD up to 4 x 65536 keys, or up to 2^22
  * when two passes cover the varying bits; else 8-bit MSD passes down to
