@@ -371,10 +371,7 @@ static char *write_tmp(const char *dir, const char *name, bytes_t b)
 {
     char *path = malloc(strlen(dir) + strlen(name) + 2);
     sprintf(path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(b.d, 1, b.n, fp), b.n);
-    fclose(fp);
+    gen_spit(path, b.d, b.n);
     free(b.d);
     return path;
 }

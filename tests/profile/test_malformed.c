@@ -766,10 +766,7 @@ static void test_cases(void **state)
         /* The same file read into a shared trie that holds labels already
          * (combine's later inputs: their labels are looked up there):
          * the same outcome, and a failed read leaves the trie as it was. */
-        FILE *fp = fopen(path, "wb");
-        assert_non_null(fp);
-        assert_int_equal(fwrite(b.d, 1, b.n, fp), b.n);
-        assert_int_equal(fclose(fp), 0);
+        gen_spit(path, b.d, b.n);
         size_t before = ompf_label_count(space);
         ompf_error_t err2 = {0};
         int rc2 = ompf_profile_read_into(path, 0, space, &p, &info, &err2);
