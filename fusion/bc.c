@@ -216,9 +216,9 @@ int fz_bc(fz_ctx_t *c, int labeled)
     uint32_t b = c->order[0];
     int rc = OMPF_ENOMEM;
     bc_step_t *st = calloc(n, sizeof *st);
-    uint32_t *ptup = NULL, *plab = NULL;
+    uint32_t *ptup, *plab; /* the current type's tuples, in c->res */
     uint32_t *clab = NULL; /* union label of each cur XU */
-    uint32_t *prank = NULL, *crank = NULL; /* their ranks (BC's order) */
+    bc_col_t *cols = NULL; /* the grid's value columns: prev's, cur's */
     bc_grid_t *grid = NULL;
     bc_cache_t cc;
     memset(&cc, 0, sizeof cc);
@@ -230,26 +230,30 @@ int fz_bc(fz_ctx_t *c, int labeled)
     for (size_t s = 1; s < n; s++)
         if (st[s].k > kmax)
             kmax = st[s].k;
-    ptup = malloc(maxn * n * sizeof *ptup);
-    plab = malloc(maxn * sizeof *plab);
+    /* Each type's tuples and their union labels are made in the result
+     * itself, after those of the types before: a type has at most its
+     * base XUs, so all of them fit in the base run's count (the pages are
+     * touched as they are used).  Nothing is copied at the end of a type,
+     * where a separate array and the result grown by it were the peak of
+     * a program with two types. */
+    fz_run_t *B = &c->runs[b];
+    size_t nbase = B->tstart[c->n_types] > B->n_xu ? B->tstart[c->n_types] : B->n_xu;
+    free(c->res.v);
+    free(c->res.lab);
+    c->res.n = 0;
+    c->res.cap = nbase;
+    c->res.v = malloc((nbase ? nbase : 1) * n * sizeof *c->res.v);
+    c->res.lab = malloc((nbase ? nbase : 1) * sizeof *c->res.lab);
     clab = malloc(maxn * sizeof *clab);
-    if (labeled) {
-        prank = malloc(maxn * sizeof *prank);
-        crank = malloc(maxn * sizeof *crank);
-    }
+    cols = malloc(2 * kmax * sizeof *cols);
     grid = bc_grid_create(maxn, kmax);
-    if (!grid || !ptup || !plab || !clab ||
-        (labeled && (!prank || !crank)) ||
+    if (!grid || !c->res.v || !c->res.lab || !clab || !cols ||
         (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;
     rc = 0;
     for (size_t t = 0; t < c->n_types && !rc; t++) {
-        if (!ptup && (!(ptup = malloc(maxn * n * sizeof *ptup)) ||
-                      !(plab = malloc(maxn * sizeof *plab)))) {
-            rc = OMPF_ENOMEM;
-            break;
-        }
-        fz_run_t *B = &c->runs[b];
+        ptup = c->res.v + c->res.n * n;
+        plab = c->res.lab + c->res.n;
         size_t np = B->tstart[t + 1] - B->tstart[t];
         for (size_t j = 0; j < np; j++) {
             uint32_t i = fz_typed(B, t, j);
@@ -262,36 +266,32 @@ int fz_bc(fz_ctx_t *c, int labeled)
             bc_step_t *S = &st[s];
             fz_run_t *Q = &c->runs[S->q];
             size_t nc = Q->tstart[t + 1] - Q->tstart[t];
-            size_t k = S->k, w = BC_ROW(k);
-            uint64_t *rows = bc_grid_rows(grid);
-            for (size_t j = 0; j < np; j++)
-                for (size_t e = 0; e < k; e++) {
-                    const fz_run_t *R = &c->runs[S->prov_run[e]];
-                    bc_put(&rows[j * w + e],
-                           ompf_xu_values_const(R->p, ptup[j * n + S->prov_run[e]])[S->prov_ev[e]]);
-                }
-            for (size_t j = 0; j < nc; j++) {
-                const double *v = ompf_xu_values_const(Q->p, fz_typed(Q, t, j));
-                for (size_t e = 0; e < k; e++)
-                    bc_put(&rows[(np + j) * w + e], v[S->cur_ev[e]]);
+            size_t k = S->k;
+            /* The grid reads the values where the runs hold them: prev's
+             * from each value's provider, through the tuples.  (Without
+             * cur XUs nothing pairs, and Q may hold no values at all.) */
+            const uint32_t *qmap = Q->bytype ? Q->bytype + Q->tstart[t] : NULL;
+            bc_col_t *pcol = cols, *ccol = cols + kmax;
+            for (size_t e = 0; e < k && nc; e++) {
+                const ompf_profile_t *P = c->runs[S->prov_run[e]].p;
+                pcol[e] = (bc_col_t){ompf_xu_values_const(P, 0) + S->prov_ev[e],
+                                     ompf_event_count(P), ptup + S->prov_run[e], n, 0};
+                ccol[e] = (bc_col_t){ompf_xu_values_const(Q->p, 0) + S->cur_ev[e],
+                                     ompf_event_count(Q->p), qmap, 1, Q->tstart[t]};
             }
             for (size_t j = 0; j < nc; j++)
                 clab[j] = fz_xu_ulab(Q, fz_typed(Q, t, j));
-            /* BC orders a cell's members by label rank, BC-unlabeled by
-             * random keys drawn for prev then cur; the base run's index
-             * (prev) or the run's (cur) breaks ties (bc_prob_t). */
-            if (labeled) {
-                for (size_t j = 0; j < np; j++)
-                    prank[j] = c->urank[plab[j]];
-                for (size_t j = 0; j < nc; j++)
-                    crank[j] = c->urank[clab[j]];
-            }
             if ((rc = cache_prev(&cc, c, S, t, ptup, np, maxn)))
                 break;
-            bc_prob_t pb = {np, nc, k, {prank, crank}, fz_stream(c->opts->seed, t, s),
-                            {ptup + b, Q->bytype ? Q->bytype + Q->tstart[t] : NULL},
-                            {n, 1}, {0, Q->tstart[t]}, cc.ps, cc.nps,
-                            NULL, NULL, 0, 0, 1};
+            /* BC orders a cell's members by label rank, BC-unlabeled by
+             * random keys drawn for prev then cur; the base run's index
+             * (prev) or the run's (cur) breaks ties (bc_prob_t).  The
+             * pairs go to the tuples' column of this run, which is
+             * FZ_NONE until then. */
+            bc_prob_t pb = {np, nc, k, {pcol, ccol}, labeled ? c->urank : NULL,
+                            {plab, clab}, fz_stream(c->opts->seed, t, s),
+                            {ptup + b, qmap}, {n, 1}, {0, Q->tstart[t]}, cc.ps, cc.nps,
+                            ptup + S->q, n, 0, 0, 1};
             if ((rc = bc_grid_solve(grid, &pb)))
                 break;
             c->rep->types[t].iterations += pb.iterations;
@@ -301,25 +301,21 @@ int fz_bc(fz_ctx_t *c, int labeled)
              * prev side is in that order already: the pairs are placed by
              * their prev index and prev is read in sequence, so the new
              * side is written over the old one (nw <= pi). */
-            /* prev index -> its cur partner or FZ_NONE */
-            uint32_t *slot = bc_grid_spare(grid);
-            for (size_t j = 0; j < np; j++)
-                slot[j] = FZ_NONE;
-            for (size_t j = 0; j < pb.n_pairs; j++)
-                slot[pb.pair_p[j]] = pb.pair_c[j];
+            /* prev index -> its cur partner or FZ_NONE, in the tuples */
+            const uint32_t *slot = ptup + S->q;
             size_t nw = 0;
             for (size_t pi = 0; pi < np; pi++) {
-                uint32_t cj = slot[pi];
+                uint32_t cj = slot[pi * n];
                 if (cj == FZ_NONE)
                     continue;
-                if (pi + 16 < np && slot[pi + 16] != FZ_NONE) {
+                if (pi + 16 < np && slot[(pi + 16) * n] != FZ_NONE) {
                     if (Q->bytype)
-                        __builtin_prefetch(&Q->bytype[Q->tstart[t] + slot[pi + 16]]);
-                    __builtin_prefetch(&clab[slot[pi + 16]]);
+                        __builtin_prefetch(&Q->bytype[Q->tstart[t] + slot[(pi + 16) * n]]);
+                    __builtin_prefetch(&clab[slot[(pi + 16) * n]]);
                 }
-                if (pi + 8 < np && slot[pi + 8] != FZ_NONE) {
+                if (pi + 8 < np && slot[(pi + 8) * n] != FZ_NONE) {
                     fz_lca_prefetch(c, plab[pi + 8]);
-                    fz_lca_prefetch(c, clab[slot[pi + 8]]);
+                    fz_lca_prefetch(c, clab[slot[(pi + 8) * n]]);
                 }
                 if (nw != pi)
                     memcpy(ptup + nw * n, ptup + pi * n, n * sizeof *ptup);
@@ -331,21 +327,8 @@ int fz_bc(fz_ctx_t *c, int labeled)
             }
             np = pb.n_pairs;
         }
-        if (!rc && !c->res.n && np) {
-            /* The first type's tuples and labels are laid out as the
-             * result's: it takes them instead of a copy (a one-type
-             * program's peak), and the next type gets new arrays. */
-            free(c->res.v);
-            free(c->res.lab);
-            c->res.v = ptup;
-            c->res.lab = plab;
-            c->res.n = np;
-            c->res.cap = maxn;
-            ptup = plab = NULL;
-        } else {
-            for (size_t j = 0; j < np && !rc; j++)
-                rc = fz_tuples_push_labeled(&c->res, n, ptup + j * n, plab[j]);
-        }
+        if (!rc)
+            c->res.n += np;
         cache_clear(&cc);
         c->rep->types[t].fused = rc ? 0 : np;
         fz_progress_type(c, t);
@@ -358,11 +341,8 @@ out:
             free(st[s].cur_ev);
         }
     free(st);
-    free(ptup);
-    free(plab);
     free(clab);
-    free(prank);
-    free(crank);
+    free(cols);
     bc_grid_destroy(grid);
     cache_free(&cc);
     return rc;

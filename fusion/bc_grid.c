@@ -2,9 +2,9 @@
  *
  * The finest division dmax is the paper's: per overlapping event, range /
  * (smallest prev-cur difference), minimum over the events.  Every XU gets
- * integer coordinates c = floor((v - min) / range * dmax) once; the grid
- * at level L has cells c >> L, so each relaxation doubles the cell size
- * and grids are nested.  Nesting makes "is there a cell with XUs of both
+ * integer coordinates c = floor((v - min) / range * dmax); the grid at
+ * level L has cells c >> L, so each relaxation doubles the cell size and
+ * grids are nested.  Nesting makes "is there a cell with XUs of both
  * sides" monotone in L, and the next useful level is computed directly:
  * sorting the XUs in Morton (bit-interleaved) order makes every cell of
  * every level a contiguous range, and the finest level at which two XUs
@@ -15,98 +15,113 @@
  * one-cell iteration.
  *
  * After the sort the coordinates are no longer needed: the pairing only
- * reads, per XU in Morton order, its tag and the level it shares with its
- * predecessor.  Contiguity gives level(a, c) = max(level(a, b),
+ * reads, per XU in Morton order, its side and the level it shares with
+ * its predecessor.  Contiguity gives level(a, c) = max(level(a, b),
  * level(b, c)) for a <= b <= c, so the cells of all levels form a tree,
  * and all iterations are done in one pass with a stack of open cells
- * (pair_levels). */
+ * (pair_levels).
+ *
+ * Memory is what sets the size of the programs BC can fuse (issue 20), so
+ * the grid holds 13 bytes per XU: a 64-bit key and a 32-bit row (the XU:
+ * prev x is row x, cur x is row np + x) and a level byte.  The values are
+ * read where the runs hold them (bc_col_t), once for the bounds, once for
+ * dmax and once for the coordinates, which become Morton keys at once.
+ * The keys are sorted with their rows, in place above BC_SCRATCH_KEYS; then
+ * the level bytes are taken from neighbouring keys, and the pairing turns
+ * the arrays into its stack: entry i < j holds an open cell's unpaired
+ * member (its order key and row) when XU j is reached, and a cell is
+ * paired by sorting its own entries. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bc_grid.h"
-
-/* Tag of an XU: side, paired flag, index within its side. */
-#define TAG_SIDE (1ull << 63)
-#define TAG_PAIRED (1ull << 62)
-#define TAG_INDEX 0xffffffffull
-
-struct bc_grid {
-    size_t cap, kmax;  /* XUs of both sides, values per XU */
-    uint64_t *rec;     /* the caller's rows of values, made k coordinates +
-                          tag per XU in place, for the sort; then the
-                          order keys in Morton order */
-    uint64_t *key;     /* Morton prefixes, then the tags in record order;
-                          also the doubles' sort keys */
-    uint32_t *idx;     /* sort permutation */
-    uint64_t *tag;     /* tags in Morton order, then those of the XUs with
-                          a missing value from the top down; also dmax's
-                          values and the radix sort's scratch keys */
-    void *scr;         /* the radix sorts' other scratch: cap / 2 keys
-                          (dmax) or cap payloads (the Morton sort); then
-                          the pairs (prev, then cur indices: cap / 2
-                          each) */
-    uint32_t *pp, *pc; /* the pairs, in scr */
-    uint8_t *lv;       /* lv[j]: level XU j shares with XU j - 1 */
-    fz_key_t *tp, *tc; /* one cell's members, per side */
-    double *mn, *mx;   /* bounds per value */
-    uint8_t *whole;    /* per value: all of them integers (counts are) */
-};
 
 bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
 {
     bc_grid_t *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
-    size_t n = 2 * (maxn ? maxn : 1);
+    size_t n = 2 * (maxn ? maxn : 1), k = kmax ? kmax : 1;
     g->cap = n;
     g->kmax = kmax;
-    g->rec = malloc(n * (kmax + 1) * sizeof *g->rec);
+    g->nscr = n < BC_SCRATCH_KEYS ? n : BC_SCRATCH_KEYS;
     g->key = malloc(n * sizeof *g->key);
-    g->idx = malloc(n * sizeof *g->idx);
-    g->tag = malloc(n * sizeof *g->tag);
-    g->scr = malloc(n * sizeof(uint32_t)); /* n / 2 keys of 8 bytes */
-    g->pp = g->scr;
-    g->pc = g->pp ? g->pp + n / 2 : NULL;
+    g->row = malloc(n * sizeof *g->row);
     g->lv = malloc(n);
-    g->tp = malloc(n / 2 * sizeof *g->tp);
-    g->tc = malloc(n / 2 * sizeof *g->tc);
-    g->mn = malloc((kmax ? kmax : 1) * sizeof *g->mn);
-    g->whole = malloc(kmax ? kmax : 1);
-    g->mx = malloc((kmax ? kmax : 1) * sizeof *g->mx);
-    if (!g->mn || !g->mx || !g->whole || !g->rec || !g->key || !g->idx || !g->tag ||
-        !g->scr || !g->lv || !g->tp || !g->tc) {
+    g->skey = malloc(g->nscr * sizeof *g->skey);
+    g->srow = malloc(g->nscr * sizeof *g->srow);
+    g->ck = malloc((n / 2 < BC_SMALL_CELL ? n / 2 : BC_SMALL_CELL) * sizeof *g->ck);
+    g->cap_frame = 256;
+    g->frame = malloc(g->cap_frame * sizeof *g->frame);
+    g->coord = malloc(k * sizeof *g->coord);
+    g->mn = malloc(k * sizeof *g->mn);
+    g->mx = malloc(k * sizeof *g->mx);
+    g->whole = malloc(k);
+    if (!g->key || !g->row || !g->lv || !g->skey || !g->srow || !g->ck || !g->frame ||
+        !g->coord || !g->mn || !g->mx || !g->whole) {
         bc_grid_destroy(g);
         return NULL;
     }
     return g;
 }
 
-uint64_t *bc_grid_rows(bc_grid_t *g)
+void bc_grid_scratch_limit(bc_grid_t *g, size_t n)
 {
-    return g->rec;
-}
-
-uint32_t *bc_grid_spare(bc_grid_t *g)
-{
-    return g->idx; /* the sort permutation and the open cells' members */
+    if (n < g->nscr)
+        g->nscr = n;
 }
 
 void bc_grid_destroy(bc_grid_t *g)
 {
     if (!g)
         return;
-    free(g->rec);
     free(g->key);
-    free(g->idx);
-    free(g->tag);
-    free(g->scr);
+    free(g->row);
     free(g->lv);
-    free(g->tp);
-    free(g->tc);
+    free(g->skey);
+    free(g->srow);
+    free(g->ck);
+    free(g->frame);
+    free(g->grp);
+    free(g->coord);
     free(g->mn);
-    free(g->whole);
     free(g->mx);
+    free(g->whole);
     free(g);
+}
+
+/* ---- the XUs' values, where the runs hold them --------------------------- */
+
+static inline const double *col_at(const bc_col_t *c, size_t x)
+{
+    size_t i = c->map ? c->map[x * c->mstride] : c->first + x;
+    return c->v + i * c->vstride;
+}
+
+/* Value e of row r (prev x = r, cur x = r - np). */
+static inline double value(const bc_prob_t *pb, size_t r, size_t e)
+{
+    return r < pb->np ? *col_at(&pb->col[0][e], r) : *col_at(&pb->col[1][e], r - pb->np);
+}
+
+/* A hint some rows ahead: the values are at random places of the runs. */
+static inline void prefetch_row(const bc_prob_t *pb, size_t r)
+{
+    if (r >= pb->np + pb->nc)
+        return;
+    for (size_t e = 0; e < pb->k; e++)
+        __builtin_prefetch(r < pb->np ? col_at(&pb->col[0][e], r)
+                                      : col_at(&pb->col[1][e], r - pb->np));
+}
+
+static inline uint64_t coord_of(double v, double mn, double mx, double dmax, uint64_t cmax)
+{
+    double range = mx - mn;
+    if (!(range > 0))
+        return 0;
+    double x = floor((v - mn) / range * dmax);
+    return x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
 }
 
 static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
@@ -122,10 +137,9 @@ static unsigned shared_level(const uint64_t *a, const uint64_t *b, size_t k)
 
 /* ---- Morton sort ---------------------------------------------------------- */
 
-/* Dimensions and records, for the qsort comparator of ties (per thread:
- * fusions may run concurrently). */
+/* Dimensions, for the qsort comparator of ties (per thread: fusions may
+ * run concurrently). */
 static _Thread_local size_t g_k;
-static _Thread_local const uint64_t *g_rec;
 
 static inline int less_msb(uint64_t x, uint64_t y)
 {
@@ -148,15 +162,12 @@ static int cmp_morton(const uint64_t *a, const uint64_t *b, size_t k)
     }
     if (a[msd] != b[msd])
         return a[msd] < b[msd] ? -1 : 1;
-    uint64_t ta = a[k] & ~TAG_PAIRED, tb = b[k] & ~TAG_PAIRED;
-    return (ta > tb) - (ta < tb);
+    return (a[k] > b[k]) - (a[k] < b[k]); /* rows: prev before cur, then index */
 }
 
-static int cmp_morton_idx(const void *pa, const void *pb)
+static int cmp_morton_rec(const void *pa, const void *pb)
 {
-    size_t w = g_k + 1;
-    return cmp_morton(g_rec + *(const uint32_t *)pa * w,
-                      g_rec + *(const uint32_t *)pb * w, g_k);
+    return cmp_morton(pa, pb, g_k);
 }
 
 /* The first 64 bits of a record's interleaved coordinates (bit levels
@@ -212,68 +223,102 @@ static uint64_t prefix_of(const morton_prefix_t *m, const uint64_t *c)
  * finished with the comparator.  Records are filled in tag order, so the
  * stable radix sort already orders equal coordinates by tag.  Leaves
  * g->tag and g->lv in that order. */
-static int sort_morton(bc_grid_t *g, size_t n, size_t k, uint64_t cmax)
+/* Keys that are equal in their first 64 bits but whose coordinates have
+ * more: their rows are put in cmp_morton order from the coordinates,
+ * computed again, and the levels between them come from those. */
+static int sort_ties(bc_grid_t *g, const bc_prob_t *pb, size_t a, size_t m, uint64_t cmax,
+                     double dmax)
 {
-    size_t w = k + 1;
-    uint64_t *rec = g->rec, *key = g->key;
-    uint32_t *idx = g->idx;
+    size_t k = pb->k, w = k + 1;
+    if (m * w > g->cap_grp) {
+        uint64_t *q = realloc(g->grp, m * w * sizeof *q);
+        if (!q)
+            return OMPF_ENOMEM;
+        g->grp = q;
+        g->cap_grp = m * w;
+    }
+    uint64_t *rec = g->grp;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t r = g->row[a + i];
+        for (size_t e = 0; e < k; e++)
+            rec[i * w + e] = coord_of(value(pb, r, e), g->mn[e], g->mx[e], dmax, cmax);
+        rec[i * w + k] = r; /* the tag: prev before cur, then index */
+    }
+    g_k = k;
+    qsort(rec, m, w * sizeof *rec, cmp_morton_rec);
+    for (size_t i = 0; i < m; i++) {
+        g->row[a + i] = (uint32_t)rec[i * w + k];
+        if (i)
+            g->lv[a + i] = (uint8_t)shared_level(rec + (i - 1) * w, rec + i * w, k);
+    }
+    return 0;
+}
+
+/* Sorts the ne keys with their rows in Morton order: by the 64-bit
+ * prefixes, then, when the coordinates have more bits, equal prefixes by
+ * the comparator.  The order of XUs with equal coordinates does not
+ * matter (a cell's members pair in order-key order): the in-place sort
+ * leaves them as it may.  Fills lv. */
+static int sort_morton(bc_grid_t *g, const bc_prob_t *pb, size_t ne, uint64_t cmax,
+                       double dmax)
+{
+    size_t k = pb->k;
+    uint64_t *key = g->key;
+    uint32_t *row = g->row;
     unsigned levels = fz_bitlen(cmax);
-    morton_prefix_t m;
-    prefix_init(&m, k, levels);
-    for (size_t j = 0; j < n; j++) {
-        key[j] = prefix_of(&m, rec + j * w);
-        idx[j] = (uint32_t)j;
+    if (ne <= g->nscr) {
+        int rc = fz_radix_sort_buf(key, row, ne, g->skey, g->srow);
+        if (rc)
+            return rc;
+    } else {
+        fz_sort_u64_idx(key, row, ne);
     }
-    int rc = fz_radix_sort_buf(key, idx, n, g->tag, g->scr);
-    if (rc)
-        return rc;
     int complete = (size_t)levels * k <= 64;
-    if (!complete) {
-        g_k = k;
-        g_rec = rec;
-        for (size_t a = 0; a < n;) {
-            size_t b = a + 1;
-            while (b < n && key[b] == key[a])
-                b++;
-            if (b - a > 1)
-                qsort(idx + a, b - a, sizeof *idx, cmp_morton_idx);
-            a = b;
-        }
-    }
     /* The level two neighbours share: from the first differing bit of
      * their prefixes (bit p from the top lies in level levels - 1 - p/k),
-     * or from the coordinates when the prefixes are equal. */
-    for (size_t j = 0; j < n; j++) {
-        if (!j)
-            g->lv[j] = 0;
-        else if (key[j] != key[j - 1])
-            g->lv[j] = (uint8_t)(levels -
-                                 (unsigned)__builtin_clzll(key[j] ^ key[j - 1]) / k);
-        else
-            g->lv[j] = complete ? 0
-                                : (uint8_t)shared_level(rec + (size_t)idx[j - 1] * w,
-                                                        rec + (size_t)idx[j] * w, k);
+     * or 0 for equal coordinates. */
+    for (size_t j = 0; j < ne; j++)
+        g->lv[j] = !j || key[j] == key[j - 1]
+                       ? 0
+                       : (uint8_t)(levels - (unsigned)__builtin_clzll(key[j] ^ key[j - 1]) / k);
+    for (size_t a = 0; a < ne && !complete;) {
+        size_t b = a + 1;
+        while (b < ne && key[b] == key[a])
+            b++;
+        if (b - a > 1) {
+            int rc = sort_ties(g, pb, a, b - a, cmax, dmax);
+            if (rc)
+                return rc;
+        }
+        a = b;
     }
-    /* The tags in Morton order, gathered from a compact copy in record
-     * order (in the prefixes' place) rather than from the records. */
-    for (size_t j = 0; j < n; j++)
-        key[j] = rec[j * w + k];
-    for (size_t j = 0; j < n; j++)
-        g->tag[j] = key[idx[j]];
     return 0;
 }
 
 /* ---- finest division ----------------------------------------------------- */
 
-/* Sorts n doubles (no NaN) through their order-preserving integer keys
- * (tmp), with scr as the sort's scratch (n keys). */
-static int sort_doubles(double *v, uint64_t *tmp, uint64_t *scr, size_t n)
+/* Value e of the n rows from r0 that have one, sorted, in dst (read as
+ * doubles after); scr is the radix sort's scratch (n keys). */
+static int gather_sorted(const bc_prob_t *pb, size_t r0, size_t n, size_t e, uint64_t *dst,
+                         uint64_t *scr, size_t *out)
 {
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = fz_double_key(v[i]);
-    int rc = fz_radix_sort_buf(tmp, NULL, n, scr, NULL);
-    for (size_t i = 0; i < n; i++)
-        v[i] = fz_key_double(tmp[i]);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(i & 7))
+            for (size_t h = 0; h < 8 && i + 16 + h < n; h++)
+                __builtin_prefetch(r0 + i + 16 + h < pb->np
+                                       ? col_at(&pb->col[0][e], r0 + i + 16 + h)
+                                       : col_at(&pb->col[1][e], r0 + i + 16 + h - pb->np));
+        double v = value(pb, r0 + i, e);
+        if (!isnan(v))
+            dst[m++] = fz_double_key(v);
+    }
+    int rc = fz_radix_sort_buf(dst, NULL, m, scr, NULL);
+    for (size_t i = 0; i < m; i++) {
+        double d = fz_key_double(dst[i]);
+        memcpy(&dst[i], &d, sizeof d);
+    }
+    *out = m;
     return rc;
 }
 
@@ -311,41 +356,29 @@ static void min_diffs(const double *x, size_t nx, const double *y, size_t ny, in
     *gap = bg;
 }
 
-static double grid_dmax(const bc_prob_t *pb, const uint64_t *rows, const double *mn,
-                        const double *mx, const uint8_t *whole, double *buf, uint64_t *tmp,
-                        uint64_t *scr)
+static double grid_dmax(bc_grid_t *g, const bc_prob_t *pb)
 {
-    size_t w = BC_ROW(pb->k);
-    const uint64_t *crows = rows + pb->np * w;
     double dmax = INFINITY;
+    uint64_t *scr = (uint64_t *)(void *)g->row; /* cap / 2 keys */
     for (size_t e = 0; e < pb->k; e++) {
-        double range = mx[e] - mn[e];
+        double range = g->mx[e] - g->mn[e];
         if (!(range > 0))
             continue;
         size_t nx = 0, ny = 0;
-        double *y = buf + pb->np;
-        const double *x = buf;
+        const double *x;
         if (pb->psorted && pb->psorted[e]) {
             x = pb->psorted[e];
             nx = pb->npsorted[e];
         } else {
-            for (size_t i = 0; i < pb->np; i++) {
-                double v = bc_get(&rows[i * w + e]);
-                if (!isnan(v))
-                    buf[nx++] = v;
-            }
-            if (sort_doubles(buf, tmp, scr, nx))
+            if (gather_sorted(pb, 0, pb->np, e, g->key, scr, &nx))
                 return -1;
+            x = (const double *)(const void *)g->key;
         }
-        for (size_t i = 0; i < pb->nc; i++) {
-            double v = bc_get(&crows[i * w + e]);
-            if (!isnan(v))
-                y[ny++] = v;
-        }
-        if (sort_doubles(y, tmp, scr, ny))
+        uint64_t *ky = g->key + g->cap / 2;
+        if (gather_sorted(pb, pb->np, pb->nc, e, ky, scr, &ny))
             return -1;
         double diff, gap;
-        min_diffs(x, nx, y, ny, whole[e], &diff, &gap);
+        min_diffs(x, nx, (const double *)(const void *)ky, ny, g->whole[e], &diff, &gap);
         if (!(diff > 0)) /* identical values across the runs */
             diff = gap;
         if (isfinite(diff) && diff > 0 && range / diff < dmax)
@@ -358,175 +391,10 @@ static double grid_dmax(const bc_prob_t *pb, const uint64_t *rows, const double 
     return dmax;
 }
 
-/* ---- pairing --------------------------------------------------------------- */
-
-/* The order key of XU x of a side (bc_prob_t). */
-static inline fz_key_t key_of(const bc_prob_t *pb, unsigned side, uint32_t x)
-{
-    fz_key_t key;
-    if (pb->rank[side]) {
-        key.k1 = pb->rank[side][x];
-    } else {
-        uint64_t s = pb->seed + ((side ? pb->np : 0) + (uint64_t)x) * 0x9e3779b97f4a7c15ull;
-        key.k1 = fz_rand(&s);
-    }
-    key.k2 = pb->base[side] ? pb->base[side][(size_t)x * pb->stride[side]]
-                            : pb->first[side] + x;
-    key.idx = 0;
-    return key;
-}
-
-/* Pairs, among the cnt XUs at positions pos[] (ascending: Morton order),
- * prev and cur members in order-key order; the position breaks ties of
- * the key, as it always has.  mk: the order keys (k1, k2) by position, or
- * NULL to look them up by XU index. */
-static void pair_members(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint32_t *pos,
-                         size_t cnt, const uint64_t *mk)
-{
-    size_t np = 0, nc = 0;
-    fz_key_t *tp = g->tp, *tc = g->tc;
-    for (size_t i = 0; i < cnt; i++) {
-        uint64_t t = tag[pos[i]];
-        if (t & TAG_PAIRED)
-            continue;
-        fz_key_t key;
-        if (mk) {
-            key.k1 = mk[2 * (size_t)pos[i]];
-            key.k2 = mk[2 * (size_t)pos[i] + 1];
-        } else {
-            key = key_of(pb, (t & TAG_SIDE) ? 1 : 0, (uint32_t)(t & TAG_INDEX));
-        }
-        key.idx = pos[i];
-        if (t & TAG_SIDE)
-            tc[nc++] = key;
-        else
-            tp[np++] = key;
-    }
-    size_t m = np < nc ? np : nc;
-    if (!m)
-        return;
-    /* most cells hold a few XUs: fz_sort_keys sorts them by insertion */
-    fz_sort_keys(tp, np);
-    fz_sort_keys(tc, nc);
-    for (size_t j = 0; j < m; j++) {
-        uint64_t *p = &tag[tp[j].idx], *q = &tag[tc[j].idx];
-        g->pp[pb->n_pairs] = (uint32_t)(*p & TAG_INDEX);
-        g->pc[pb->n_pairs] = (uint32_t)(*q & TAG_INDEX);
-        pb->n_pairs++;
-        *p |= TAG_PAIRED;
-        *q |= TAG_PAIRED;
-    }
-}
-
-/* The open cells of pair_levels, bottom to top. */
-typedef struct cell_stack {
-    uint32_t *pos;    /* unpaired positions of the open cells, in order */
-    uint64_t *frame;  /* per open cell: first member << 16 | side bits << 8 |
-                         level of the boundary to its left */
-    size_t n, top;    /* open cells, members */
-    uint64_t levels;  /* bit L: some level-L cell was paired */
-} cell_stack_t;
-
-#define FR_FIRST(f) ((size_t)((f) >> 16))
-#define FR_SIDES(f) ((unsigned)((f) >> 8) & 3u)
-#define FR_LEVEL(f) ((unsigned)(f) & 255u)
-
-static uint64_t frame_of(size_t first, unsigned sides, unsigned level)
-{
-    return (uint64_t)first << 16 | (uint64_t)sides << 8 | level;
-}
-
-static unsigned sides_of(uint64_t t)
-{
-    return (t & TAG_SIDE) ? 2u : 1u;
-}
-
-/* Closes the open cells on top whose left boundary has level L, merging
- * them into the cell below (the level-L cell), and pairs it. */
-static void close_level(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint64_t *mk,
-                        cell_stack_t *cs)
-{
-    unsigned L = FR_LEVEL(cs->frame[cs->n - 1]), sides = 0;
-    size_t m = cs->n - 1;
-    while (m > 0 && FR_LEVEL(cs->frame[m]) == L)
-        sides |= FR_SIDES(cs->frame[m--]);
-    /* cells m .. n-1 become cell m */
-    uint64_t base = cs->frame[m];
-    sides |= FR_SIDES(base);
-    size_t first = FR_FIRST(base);
-    cs->n = m + 1;
-    if (sides == 3) {
-        pair_members(g, pb, tag, cs->pos + first, cs->top - first, mk);
-        cs->levels |= 1ull << L;
-        size_t keep = first;
-        sides = 0;
-        for (size_t i = first; i < cs->top; i++) {
-            uint64_t t = tag[cs->pos[i]];
-            if (t & TAG_PAIRED)
-                continue;
-            sides |= sides_of(t);
-            cs->pos[keep++] = cs->pos[i];
-        }
-        cs->top = keep;
-    }
-    cs->frame[m] = frame_of(first, sides, FR_LEVEL(base));
-}
-
-/* The cells of all levels form a tree (a level-L cell is a run of
- * neighbours sharing level <= L), and pairing inside a cell only needs
- * its sub-cells' unpaired XUs, which are one-sided once they are paired.
- * So instead of one pass over all unpaired XUs per level, one pass over
- * the XUs keeps a stack of cells: when the boundary to the next XU is of
- * a higher level than the ones on top, those cells are closed (merged
- * into the cell of their boundary's level and paired there if it holds
- * both sides).  The pairs are those of the level-by-level relaxation of
- * the paper (docs/fusion.md, BC), which processes exactly the levels at
- * which some cell holds both sides: the iterations reported are those
- * levels.  Returns the number of unpaired XUs left, their positions
- * first in pos[]. */
-static size_t pair_levels(bc_grid_t *g, bc_prob_t *pb, uint64_t *tag, const uint8_t *lv,
-                          size_t ne, unsigned *iterations)
-{
-    /* The order keys in Morton order, gathered once (the coordinates'
-     * space is free after the sort): a cell's members are then read in
-     * sequence instead of at random places, at every level they take part
-     * in. */
-    uint64_t *mk = g->kmax >= 1 ? g->rec : NULL;
-    for (size_t j = 0; mk && j < ne; j++) {
-        if (j + 16 < ne) {
-            uint64_t t = tag[j + 16];
-            unsigned side = (t & TAG_SIDE) ? 1 : 0;
-            size_t x = (size_t)(t & TAG_INDEX);
-            if (pb->rank[side])
-                __builtin_prefetch(&pb->rank[side][x]);
-            if (pb->base[side])
-                __builtin_prefetch(&pb->base[side][x * pb->stride[side]]);
-        }
-        uint64_t t = tag[j];
-        fz_key_t key = key_of(pb, (t & TAG_SIDE) ? 1 : 0, (uint32_t)(t & TAG_INDEX));
-        mk[2 * j] = key.k1;
-        mk[2 * j + 1] = key.k2;
-    }
-    cell_stack_t cs = {g->idx, g->key, 0, 0, 0};
-    for (size_t j = 0; j < ne; j++) {
-        unsigned b = j ? lv[j] : 0;
-        while (cs.n >= 2 && FR_LEVEL(cs.frame[cs.n - 1]) < b)
-            close_level(g, pb, tag, mk, &cs);
-        cs.frame[cs.n++] = frame_of(cs.top, sides_of(tag[j]), b);
-        cs.pos[cs.top++] = (uint32_t)j;
-    }
-    while (cs.n >= 2)
-        close_level(g, pb, tag, mk, &cs);
-    *iterations = (unsigned)__builtin_popcountll(cs.levels);
-    return cs.top;
-}
-
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
 {
-    size_t k = pb->k, n = pb->np + pb->nc, w = k + 1;
+    size_t k = pb->k, n = pb->np + pb->nc;
     pb->n_pairs = 0;
-    pb->pair_p = g->pp;
-    pb->pair_c = g->pc;
     pb->iterations = 0;
     pb->dmax = 1;
     if (!pb->np || !pb->nc)
@@ -540,10 +408,10 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         mx[e] = -INFINITY;
         whole[e] = 1;
     }
-    const uint64_t *rows = g->rec;
-    for (size_t i = 0; i < n; i++)
+    for (size_t r = 0; r < n; r++) {
+        prefetch_row(pb, r + 16);
         for (size_t e = 0; e < k; e++) {
-            double v = bc_get(&rows[i * w + e]);
+            double v = value(pb, r, e);
             if (isnan(v))
                 continue;
             if (v < mn[e])
@@ -553,59 +421,53 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
             /* doubles from 2^52 up are all integers */
             whole[e] &= fabs(v) >= 4503599627370496.0 || (double)(int64_t)v == v;
         }
-    /* tag, key and scr are free until the coordinates are made */
-    double dmax = grid_dmax(pb, rows, mn, mx, whole, (double *)g->tag, g->key, g->scr);
+    }
+    double dmax = grid_dmax(g, pb);
     if (dmax < 0)
         return OMPF_ENOMEM;
     pb->dmax = dmax;
     uint64_t cmax = (uint64_t)ceil(dmax) - 1;
-    /* Each row becomes its coordinates and tag in place; the rows of XUs
-     * with a missing value are dropped (ne <= i: row ne is read before it
-     * is written). */
+    morton_prefix_t m;
+    prefix_init(&m, k, fz_bitlen(cmax));
+    /* Each XU's coordinates become its Morton key; the rows of XUs with a
+     * missing value go to the end of row[] (ne + na <= r). */
     size_t ne = 0, na = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t t = i < pb->np ? (uint64_t)i : TAG_SIDE | (uint64_t)(i - pb->np);
-        const uint64_t *src = g->rec + i * w;
+    uint64_t *c = g->coord;
+    for (size_t r = 0; r < n; r++) {
+        prefetch_row(pb, r + 16);
         int missing = 0;
-        for (size_t e = 0; e < k; e++)
-            missing |= isnan(bc_get(&src[e]));
+        for (size_t e = 0; e < k; e++) {
+            double v = value(pb, r, e);
+            missing |= isnan(v);
+            c[e] = missing ? 0 : coord_of(v, mn[e], mx[e], dmax, cmax);
+        }
         if (missing) {
-            g->tag[g->cap - ++na] = t;
+            g->row[g->cap - ++na] = (uint32_t)r;
             continue;
         }
-        uint64_t *r = g->rec + (ne++) * w;
-        for (size_t e = 0; e < k; e++) {
-            double v = bc_get(&src[e]), range = mx[e] - mn[e];
-            if (!(range > 0)) {
-                r[e] = 0;
-                continue;
-            }
-            double x = floor((v - mn[e]) / range * dmax);
-            r[e] = x <= 0 ? 0 : (x >= (double)cmax ? cmax : (uint64_t)x);
-        }
-        r[k] = t;
+        g->key[ne] = prefix_of(&m, c);
+        g->row[ne++] = (uint32_t)r;
     }
-    int rc = sort_morton(g, ne, k, cmax);
+    int rc = sort_morton(g, pb, ne, cmax, dmax);
     if (rc)
         return rc;
-    uint64_t *tag = g->tag;
     unsigned iters;
-    size_t left = pair_levels(g, pb, tag, g->lv, ne, &iters);
+    long left = bc_pair_levels(g, pb, ne, &iters);
+    if (left < 0)
+        return (int)left;
     pb->iterations += iters;
-    /* the unpaired XUs' tags first, in Morton order (positions ascend) */
-    for (size_t i = 0; i < left; i++)
-        tag[i] = tag[g->idx[i]];
-    ne = left;
     if (na) {
         /* Missing overlapping values: one last cell with all that is left. */
-        size_t rp = 0, rcur = 0;
-        memmove(tag + ne, tag + g->cap - na, na * sizeof *tag);
-        for (size_t j = 0; j < ne + na; j++)
-            (tag[j] & TAG_SIDE) ? rcur++ : rp++;
-        if (rp && rcur) {
-            for (size_t j = 0; j < ne + na; j++)
-                g->idx[j] = (uint32_t)j;
-            pair_members(g, pb, tag, g->idx, ne + na, NULL);
+        size_t all = (size_t)left + na;
+        memmove(g->row + left, g->row + g->cap - na, na * sizeof *g->row);
+        unsigned sides = 0;
+        for (size_t i = 0; i < all; i++) {
+            if (i >= (size_t)left)
+                g->key[i] = bc_order_key(pb, g->row[i]);
+            sides |= bc_side_bit(pb, g->row[i]);
+        }
+        if (sides == 3) {
+            bc_pair_cell(g, pb, 0, all, &sides);
             pb->iterations++;
         }
     }

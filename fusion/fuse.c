@@ -72,8 +72,7 @@ void fz_progress_type(const fz_ctx_t *c, size_t t)
     ompf_progress_add(c->opts->progress, k);
 }
 
-static int tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple, int labeled,
-                       uint32_t lab)
+int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
@@ -81,30 +80,11 @@ static int tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple, int
         if (!v)
             return OMPF_ENOMEM;
         t->v = v;
-        if (labeled) {
-            uint32_t *l = realloc(t->lab, cap * sizeof *l);
-            if (!l)
-                return OMPF_ENOMEM; /* cap unchanged: v's extra room unused */
-            t->lab = l;
-        }
         t->cap = cap;
     }
     memcpy(t->v + t->n * n_runs, tuple, n_runs * sizeof *tuple);
-    if (labeled)
-        t->lab[t->n] = lab;
     t->n++;
     return 0;
-}
-
-int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple)
-{
-    return tuples_push(t, n_runs, tuple, 0, 0);
-}
-
-int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
-                           uint32_t lab)
-{
-    return tuples_push(t, n_runs, tuple, 1, lab);
 }
 
 uint32_t *fz_tuples_add(fz_tuples_t *t, size_t n_runs, size_t m)
@@ -145,7 +125,7 @@ static void ctx_free(fz_ctx_t *c)
     free(c->events);
     ompf_profile_destroy(c->ut_own);
     free(c->urank);
-    free(c->anc);
+    fz_lca_free(c);
     free(c->res.v);
     free(c->res.lab);
 }

@@ -174,11 +174,6 @@ int fz_write_output(fz_ctx_t *c, const char *forced, const char *path);
 /* Advances opts->progress by the input XUs of type t (after each type). */
 void fz_progress_type(const fz_ctx_t *c, size_t t);
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
-/* The same with the tuple's union label (BC computes it as it pairs; the
- * output would otherwise walk every member's parent chain again).  A list
- * is filled by one of the two only. */
-int fz_tuples_push_labeled(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple,
-                           uint32_t lab);
 /* Adds m unlabelled tuples (to a result without labels: lab is not grown)
  * and returns the first (rows of n_runs), for
  * the caller to fill run by run (CTC and random: the j-th XU of every
@@ -245,6 +240,10 @@ int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits);
  * payload in the low bits, as LGL's and CTC's XU index) do not need:
  * their order is the one fz_radix_sort_bits gives by the high bits. */
 void fz_sort_u64(uint64_t *key, size_t n);
+/* The same carrying a 32-bit payload, in place too (BC's grid, whose
+ * scratch would be 12 bytes a key).  Not stable: equal keys' payloads
+ * come in any order. */
+void fz_sort_u64_idx(uint64_t *key, uint32_t *idx, size_t n);
 
 /* Order-preserving map of doubles (NaN excluded) to unsigned integers. */
 /* Bits needed to write x (0 for 0). */

@@ -345,14 +345,21 @@ int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits)
 
 /* ---- in place ---------------------------------------------------------- */
 
-static void insertion_u64(uint64_t *a, size_t n)
+/* The in-place sorts carry an optional payload (idx NULL: keys alone). */
+static void insertion_u64(uint64_t *a, uint32_t *idx, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         uint64_t x = a[i];
+        uint32_t p = idx ? idx[i] : 0;
         size_t j = i;
-        for (; j > 0 && x < a[j - 1]; j--)
+        for (; j > 0 && x < a[j - 1]; j--) {
             a[j] = a[j - 1];
+            if (idx)
+                idx[j] = idx[j - 1];
+        }
         a[j] = x;
+        if (idx)
+            idx[j] = p;
     }
 }
 
@@ -360,21 +367,21 @@ static void insertion_u64(uint64_t *a, size_t n)
  * counted, the keys moved to their digit's bucket by cycles of swaps,
  * each bucket sorted by the 8-bit digit below.  Bits above the digit are
  * the same for every key.  cnt, head, end: room for the digit's values. */
-static void flag_pass(uint64_t *a, size_t n, unsigned shift, uint64_t mask, size_t *cnt,
-                      size_t *head, size_t *end);
+static void flag_pass(uint64_t *a, uint32_t *idx, size_t n, unsigned shift, uint64_t mask,
+                      size_t *cnt, size_t *head, size_t *end);
 
-static void flag_sort(uint64_t *a, size_t n, unsigned shift)
+static void flag_sort(uint64_t *a, uint32_t *idx, size_t n, unsigned shift)
 {
     if (n <= 32) {
-        insertion_u64(a, n);
+        insertion_u64(a, idx, n);
         return;
     }
     size_t cnt[256], head[256], end[256];
-    flag_pass(a, n, shift, 255, cnt, head, end);
+    flag_pass(a, idx, n, shift, 255, cnt, head, end);
 }
 
-static void flag_pass(uint64_t *a, size_t n, unsigned shift, uint64_t mask, size_t *cnt,
-                      size_t *head, size_t *end)
+static void flag_pass(uint64_t *a, uint32_t *idx, size_t n, unsigned shift, uint64_t mask,
+                      size_t *cnt, size_t *head, size_t *end)
 {
     size_t nb = (size_t)mask + 1;
     memset(cnt, 0, nb * sizeof *cnt);
@@ -388,11 +395,20 @@ static void flag_pass(uint64_t *a, size_t n, unsigned shift, uint64_t mask, size
     for (size_t b = 0; b < nb; b++)
         while (head[b] < end[b]) {
             uint64_t v = a[head[b]];
+            uint32_t p = idx ? idx[head[b]] : 0;
             for (size_t d = (v >> shift) & mask; d != b; d = (v >> shift) & mask) {
                 uint64_t t = a[head[d]];
-                a[head[d]++] = v;
+                a[head[d]] = v;
                 v = t;
+                if (idx) {
+                    uint32_t q = idx[head[d]];
+                    idx[head[d]] = p;
+                    p = q;
+                }
+                head[d]++;
             }
+            if (idx)
+                idx[head[b]] = p;
             a[head[b]++] = v;
         }
     if (shift == 0)
@@ -400,10 +416,10 @@ static void flag_pass(uint64_t *a, size_t n, unsigned shift, uint64_t mask, size
     unsigned next = shift > 8 ? shift - 8 : 0;
     for (size_t b = 0, at = 0; b < nb; at += cnt[b++])
         if (cnt[b] > 1)
-            flag_sort(a + at, cnt[b], next);
+            flag_sort(a + at, idx ? idx + at : NULL, cnt[b], next);
 }
 
-void fz_sort_u64(uint64_t *key, size_t n)
+static void sort_in_place(uint64_t *key, uint32_t *idx, size_t n)
 {
     if (n < 2)
         return;
@@ -423,10 +439,20 @@ void fz_sort_u64(uint64_t *key, size_t n)
     unsigned w = n >= (1u << 16) ? 11 : 8;
     size_t *t = w > 8 ? malloc(3 * ((size_t)1 << w) * sizeof *t) : NULL;
     if (!t) {
-        flag_sort(key, n, top > 8 ? top - 8 : 0);
+        flag_sort(key, idx, n, top > 8 ? top - 8 : 0);
         return;
     }
-    flag_pass(key, n, top > w ? top - w : 0, ((uint64_t)1 << w) - 1, t, t + ((size_t)1 << w),
-              t + ((size_t)2 << w));
+    flag_pass(key, idx, n, top > w ? top - w : 0, ((uint64_t)1 << w) - 1, t,
+              t + ((size_t)1 << w), t + ((size_t)2 << w));
     free(t);
+}
+
+void fz_sort_u64(uint64_t *key, size_t n)
+{
+    sort_in_place(key, NULL, n);
+}
+
+void fz_sort_u64_idx(uint64_t *key, uint32_t *idx, size_t n)
+{
+    sort_in_place(key, idx, n);
 }

@@ -343,6 +343,17 @@ uint32_t ompf_label_parent(const ompf_profile_t *p, uint32_t node)
     return (p && node < p->n_lab) ? p->lab[node].parent : OMPF_NONE32;
 }
 
+ompf_u32_view_t ompf_label_view_u32(const ompf_profile_t *p, ompf_label_field_t f)
+{
+    ompf_u32_view_t v = {NULL, 0};
+    if (!p || !p->lab || (f != OMPF_LABEL_PARENT && f != OMPF_LABEL_DEPTH))
+        return v;
+    _Static_assert(sizeof(ompf__lnode_t) % sizeof(uint32_t) == 0, "views step by nodes");
+    v.base = f == OMPF_LABEL_PARENT ? &p->lab[0].parent : &p->lab[0].depth;
+    v.stride = sizeof(ompf__lnode_t) / sizeof(uint32_t);
+    return v;
+}
+
 uint64_t ompf_label_component(const ompf_profile_t *p, uint32_t node)
 {
     return (p && node < p->n_lab) ? p->lab[node].comp : 0;

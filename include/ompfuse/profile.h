@@ -361,6 +361,15 @@ typedef struct ompf_u64_view {
 } ompf_u64_view_t;
 ompf_u32_view_t ompf_xu_view_u32(const ompf_profile_t *p, ompf_xu_field_t f);
 ompf_u64_view_t ompf_xu_view_u64(const ompf_profile_t *p, ompf_xu_field_t f);
+/* The same over the label trie's nodes (node i's parent or depth is
+ * base[i * stride]; the root's parent is OMPF_NONE32), for code that walks
+ * millions of labels (fusion's common prefixes) without a call per step.
+ * Valid until the next node is added. */
+typedef enum ompf_label_field {
+    OMPF_LABEL_PARENT, /* u32 */
+    OMPF_LABEL_DEPTH   /* u32 */
+} ompf_label_field_t;
+ompf_u32_view_t ompf_label_view_u32(const ompf_profile_t *p, ompf_label_field_t f);
 
 /* Shared labels.  A command that holds many runs of one program (combine)
  * keeps each label once: ompf_profile_move_labels(p, space) adds every

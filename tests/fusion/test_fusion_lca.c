@@ -99,8 +99,7 @@ static void test_table(void **state)
         /* out of range: the walk's answer (none) */
         assert_int_equal(fz_lca(&c, n, 0), OMPF_NONE32);
         /* without the table: the walk */
-        free(c.anc);
-        c.anc = NULL;
+        fz_lca_free(&c);
         check_pair(&c, n - 1, n / 2, cases[k].shape);
         ompf_profile_destroy(p);
     }
@@ -121,7 +120,7 @@ static void test_all_pairs(void **state)
             for (uint32_t x = 0; x < n; x++)
                 for (uint32_t y = 0; y < n; y++)
                     check_pair(&c, x, y, shape);
-            free(c.anc);
+            fz_lca_free(&c);
             ompf_profile_destroy(p);
         }
 }
