@@ -37,7 +37,7 @@
 
 #include "bc_grid.h"
 
-bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
+bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys)
 {
     bc_grid_t *g = calloc(1, sizeof *g);
     if (!g)
@@ -45,7 +45,9 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax)
     size_t n = 2 * (maxn ? maxn : 1), k = kmax ? kmax : 1;
     g->cap = n;
     g->kmax = kmax;
-    g->nscr = n < BC_SCRATCH_KEYS ? n : BC_SCRATCH_KEYS;
+    g->nscr = scratch_keys > BC_SCRATCH_KEYS ? scratch_keys : BC_SCRATCH_KEYS;
+    if (g->nscr > n)
+        g->nscr = n;
     g->key = malloc(n * sizeof *g->key);
     g->row = malloc(n * sizeof *g->row);
     g->lv = malloc(n);

@@ -53,9 +53,10 @@ typedef struct bc_prob {
 /* Scratch for problems of at most maxn XUs per side and kmax values per
  * XU, reused step after step (so the pages are touched once, not once per
  * step): 13 bytes per XU of both sides, and a few that grow with the
- * problem's shape (open cells, ties of long Morton keys).  NULL when out
- * of memory. */
-bc_grid_t *bc_grid_create(size_t maxn, size_t kmax);
+ * problem's shape (open cells, ties of long Morton keys).  The Morton sort
+ * of up to max(scratch_keys, BC_SCRATCH_KEYS) XUs is the radix sort with
+ * scratch (12 bytes an XU), of more in place.  NULL when out of memory. */
+bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys);
 void bc_grid_destroy(bc_grid_t *g);
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb);
 /* Tests: sorts of more than n Morton keys go in place (the default limit
@@ -65,8 +66,9 @@ void bc_grid_scratch_limit(bc_grid_t *g, size_t n);
 /* ---- shared by bc_grid.c (values, dmax, Morton order) and bc_cells.c
  * (the pairing) ---------------------------------------------------------- */
 
-/* Up to this many XUs the Morton sort is the stable radix sort with the
- * grid's scratch (12 bytes a key: 3 MB); above, it is in place. */
+/* Up to this many XUs (or more, as bc_grid_create is told) the Morton
+ * sort is the stable radix sort with the grid's scratch (12 bytes a key:
+ * 3 MB); above, it is in place, which takes about twice as long. */
 #define BC_SCRATCH_KEYS (1u << 18)
 /* A cell's side with up to this many members is sorted as fz_key_t
  * records (an introsort), a larger one in place by radix. */
@@ -81,7 +83,7 @@ struct bc_grid {
                           rows in Morton order; the stack's rows; from the
                           end, the rows with a missing value */
     uint8_t *lv;       /* lv[j]: level XU j shares with XU j - 1 */
-    uint64_t *skey;    /* the Morton sort's scratch, BC_SCRATCH_KEYS at most */
+    uint64_t *skey;    /* the Morton sort's scratch (nscr keys) */
     uint32_t *srow;
     size_t nscr;
     fz_key_t *ck;      /* one side of a small cell */

@@ -313,7 +313,7 @@ static void run_case(const bcase_t *bc, uint64_t seed)
         col[k + e] = (bc_col_t){cv + e, k, perm, 1, 0};
     }
     for (int inplace = 0; inplace < 2; inplace++) {
-        bc_grid_t *g = bc_grid_create(np > nc ? np : nc, k);
+        bc_grid_t *g = bc_grid_create(np > nc ? np : nc, k, 0);
         assert_non_null(g);
         if (inplace)
             bc_grid_scratch_limit(g, 0);
