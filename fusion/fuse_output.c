@@ -229,7 +229,7 @@ static int prepare_rows(fz_ctx_t *c, fz_rows_t *R)
     c->res.cap = 0;
     /* Each fused XU's union label first (the strategy's, or the common
      * prefix of its members'), then its output label: the common-prefix
-     * table (16 bytes a union node) and the output's label map (8) are
+     * table (4 bytes a union node) and the output's label map (8) are
      * never held together, nor the strategy's labels and the map. */
     R->olab = malloc((nt ? nt : 1) * sizeof *R->olab);
     if (!R->olab) {

@@ -157,7 +157,7 @@ int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
  * union trie is complete, then fz_lca in O(log depth). */
 int fz_lca_build(fz_ctx_t *c);
 uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y);
-/* Drops the table once the fused XUs are named (16 bytes a union node);
+/* Drops the table once the fused XUs are named (4 bytes a union node);
  * fz_lca still answers, by walking parent chains. */
 void fz_lca_free(fz_ctx_t *c);
 /* Whether label x comes before label y of trie u in label order: depth
