@@ -155,20 +155,38 @@ static int lean_ok(const fz_ctx_t *c, size_t r)
                : 0;
 }
 
+void fz_release(fz_ctx_t *c, size_t r, unsigned keep)
+{
+    unsigned lean = c->mut ? ompf_profile_lean(c->mut[r]) : 0;
+    if (r == c->order[0] || !lean || (lean & OMPF_LEAN_PACKED))
+        return;
+    /* at most what it has; a type column gone stays gone */
+    keep = (keep & (lean | OMPF_LEAN_NO_TYPE)) | (lean & OMPF_LEAN_NO_TYPE);
+    if (keep == lean || ompf_profile_lean_narrow(c->mut[r], keep))
+        return;
+    fz_run_t *R = &c->runs[r];
+    R->vtype = ompf_xu_view_u32(c->mut[r], OMPF_XU_TYPE);
+    R->vstart = ompf_xu_view_u64(c->mut[r], OMPF_XU_START);
+    R->vend = ompf_xu_view_u64(c->mut[r], OMPF_XU_END);
+}
+
+/* Once the XUs are grouped by type, the strategies but CTC read no type
+ * again, nor the output but the base run's: the other inputs' type
+ * columns go (4 bytes an XU of those runs, at every strategy's peak). */
+static void release_types(fz_ctx_t *c)
+{
+    for (size_t r = 0; c->opts->strategy != OMPF_FUSE_CTC && r < c->n; r++)
+        fz_release(c, r, ompf_profile_lean(c->mut ? c->mut[r] : NULL) | OMPF_LEAN_NO_TYPE);
+}
+
 /* Once the strategy has matched the XUs, only the base run's times are
  * read (the fused records are its): the other lean runs drop theirs
  * before the output is built (16 bytes an XU of those runs, at the peak
  * of CTC and random).  A packed run keeps its columns. */
-static void release_times(fz_ctx_t *c, ompf_profile_t *const *mut)
+static void release_times(fz_ctx_t *c)
 {
-    for (size_t r = 0; mut && r < c->n; r++) {
-        unsigned lean = ompf_profile_lean(mut[r]);
-        if (r == c->order[0] || !lean || (lean & OMPF_LEAN_PACKED) ||
-            ompf_profile_lean_narrow(mut[r], OMPF_LEAN))
-            continue;
-        c->runs[r].vstart = ompf_xu_view_u64(mut[r], OMPF_XU_START);
-        c->runs[r].vend = ompf_xu_view_u64(mut[r], OMPF_XU_END);
-    }
+    for (size_t r = 0; r < c->n; r++)
+        fz_release(c, r, OMPF_LEAN | OMPF_LEAN_NO_TYPE);
 }
 
 /* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given;
@@ -199,6 +217,7 @@ static int fuse(const ompf_profile_t *const *inputs, ompf_profile_t *const *mut,
     c.n = n;
     c.opts = opts;
     c.err = err;
+    c.mut = mut;
     char forced[128];
     int rc = OMPF_ENOMEM;
     c.runs = calloc(n, sizeof *c.runs);
@@ -244,6 +263,7 @@ static int fuse(const ompf_profile_t *const *inputs, ompf_profile_t *const *mut,
         goto done;
     if (bc && (rc = fz_bc_order(&c)))
         goto done;
+    release_types(&c);
     if ((rc = fz_report_types_events(&c)))
         goto done;
     switch (opts->strategy) {
@@ -285,7 +305,7 @@ static int fuse(const ompf_profile_t *const *inputs, ompf_profile_t *const *mut,
     }
     free(c.urank);
     c.urank = NULL;
-    release_times(&c, mut);
+    release_times(&c);
     if (bc) /* BC named its pairs as it made them */
         fz_lca_free(&c);
     if (lca_late && (rc = fz_lca_build(&c)))

@@ -71,7 +71,8 @@ int ompf_profile_lean_narrow(ompf_profile_t *p, unsigned flags)
 {
     const unsigned times = OMPF_LEAN_START | OMPF_LEAN_TIMES;
     if (!p || !p->lean || (p->lean & OMPF_LEAN_PACKED) || !(flags & OMPF_LEAN) ||
-        (flags & ~(OMPF_LEAN | times)))
+        (flags & ~(OMPF_LEAN | times | OMPF_LEAN_NO_TYPE)) ||
+        ((p->lean & OMPF_LEAN_NO_TYPE) && !(flags & OMPF_LEAN_NO_TYPE)))
         return OMPF_EINVAL;
     int start = (flags & times) != 0, end = (flags & OMPF_LEAN_TIMES) != 0;
     if ((start && !(p->lean & times)) || (end && !(p->lean & OMPF_LEAN_TIMES)))
@@ -83,6 +84,10 @@ int ompf_profile_lean_narrow(ompf_profile_t *p, unsigned flags)
     if (!start) {
         free(p->lx_start);
         p->lx_start = NULL;
+    }
+    if (flags & OMPF_LEAN_NO_TYPE) {
+        free(p->lx_type);
+        p->lx_type = NULL;
     }
     p->lean = flags;
     return 0;

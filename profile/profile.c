@@ -382,7 +382,8 @@ int ompf_construct_set_source(ompf_profile_t *p, uint32_t idx,
 
 int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 {
-    if (!p || (p->pk && !p->pk_open)) /* nothing is added to a packed profile */
+    /* nothing is added to a packed profile, nor to one without types */
+    if (!p || (p->pk && !p->pk_open) || (p->lean & OMPF_LEAN_NO_TYPE))
         return OMPF_EINVAL;
     size_t old = p->cap_xu;
     if (p->lean ? ompf__lean_reserve(p, n)
@@ -405,7 +406,7 @@ int ompf_xu_reserve(ompf_profile_t *p, size_t n)
 
 int ompf_xu_add(ompf_profile_t *p, const ompf_xu_t *xu, const double *values)
 {
-    if (!p || !xu || (p->pk && !p->pk_open)) /* nothing is added to a packed profile */
+    if (!p || !xu || (p->pk && !p->pk_open) || (p->lean & OMPF_LEAN_NO_TYPE))
         return OMPF_EINVAL;
     if (xu->type >= p->n_con ||
         xu->label >= (p->label_space ? p->label_space : p)->n_lab ||

@@ -337,8 +337,12 @@ int ompf_profile_pack(ompf_profile_t *p, unsigned flags);
 /* Makes a lean profile that is not packed hold fewer columns: flags
  * (OMPF_LEAN, optionally with OMPF_LEAN_START or OMPF_LEAN_TIMES) names
  * what it keeps, a subset of what it has; the others are freed, as if it
- * had been read with flags (their views' base is NULL after).  0 or
- * OMPF_EINVAL (p full or packed, or flags not a subset). */
+ * had been read with flags (their views' base is NULL after).  With
+ * OMPF_LEAN_NO_TYPE the type column goes too (fusion, once it has grouped
+ * the XUs by type): the type view's base is NULL after, and the profile
+ * no longer takes XUs.  0 or OMPF_EINVAL (p full or packed, or flags not
+ * a subset). */
+#define OMPF_LEAN_NO_TYPE 16u
 int ompf_profile_lean_narrow(ompf_profile_t *p, unsigned flags);
 /* A strided view of one XU field, lean or full alike: XU i's value is
  * base[i * stride].  base is NULL when the profile does not hold the field

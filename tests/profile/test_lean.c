@@ -66,8 +66,9 @@ static void same_as_full(const ompf_profile_t *p, const ompf_profile_t *q, unsig
     ompf_u64_view_t id = ompf_xu_view_u64(q, OMPF_XU_ID), st = ompf_xu_view_u64(q, OMPF_XU_START),
                     en = ompf_xu_view_u64(q, OMPF_XU_END);
     ompf_u32_view_t ty = ompf_xu_view_u32(q, OMPF_XU_TYPE), lb = ompf_xu_view_u32(q, OMPF_XU_LABEL);
+    int want_type = !(flags & OMPF_LEAN_NO_TYPE);
     assert_non_null(id.base);
-    assert_non_null(ty.base);
+    assert_int_equal(ty.base != NULL, want_type);
     assert_non_null(lb.base);
     int want_start = (flags & (OMPF_LEAN_START | OMPF_LEAN_TIMES)) != 0;
     int want_end = (flags & OMPF_LEAN_TIMES) != 0;
@@ -81,7 +82,8 @@ static void same_as_full(const ompf_profile_t *p, const ompf_profile_t *q, unsig
         assert_null(ompf_xu_get(q, i));
         assert_int_equal(id.base[i * id.stride], x->id);
         assert_int_equal(fid.base[i * fid.stride], x->id);
-        assert_int_equal(ty.base[i * ty.stride], x->type);
+        if (want_type)
+            assert_int_equal(ty.base[i * ty.stride], x->type);
         assert_int_equal(lb.base[i * lb.stride], x->label);
         assert_int_equal(flb.base[i * flb.stride], x->label);
         assert_int_equal(fen.base[i * fen.stride], x->end_ns);
@@ -167,6 +169,17 @@ static void test_lean_narrow(void **state)
         assert_int_equal(ompf_profile_lean_narrow(q, to[k]), 0);
         assert_int_equal(ompf_profile_lean(q), to[k]);
         same_as_full(p, q, to[k]);
+        /* then without types (fusion, once grouped): the rest unchanged,
+         * no way back, and no XU taken */
+        unsigned nt = to[k] | OMPF_LEAN_NO_TYPE;
+        assert_int_equal(ompf_profile_lean_narrow(q, nt), 0);
+        same_as_full(p, q, nt);
+        assert_int_equal(ompf_profile_lean_narrow(q, to[k]), OMPF_EINVAL);
+        assert_int_equal(ompf_profile_lean_narrow(q, nt), 0); /* again: a no-op */
+        ompf_xu_t x = *ompf_xu_get(p, 0);
+        assert_int_equal(ompf_xu_add(q, &x, ompf_xu_values_const(p, 0)), OMPF_EINVAL);
+        assert_int_equal(ompf_xu_reserve(q, 2 * ompf_xu_count(p)), OMPF_EINVAL);
+        same_as_full(p, q, nt);
         ompf_profile_destroy(q);
     }
     static const unsigned bad_from[] = {OMPF_LEAN, OMPF_LEAN | OMPF_LEAN_START,
