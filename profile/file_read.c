@@ -402,8 +402,9 @@ int ompf_profile_read(const char *path, ompf_profile_t **out, ompf_read_info_t *
     return read_file(path, 0, NULL, out, info, err);
 }
 
-int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
-                           ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
+/* The flags and trie ompf_profile_read_into takes: 0, or the error. */
+static int into_args(unsigned flags, ompf_profile_t *labels, ompf_profile_t **out,
+                     ompf_read_info_t *info, ompf_error_t *err)
 {
     unsigned lean = flags & ~OMPF_LABELS_LAST;
     if ((lean && !(lean & OMPF_LEAN)) ||
@@ -417,5 +418,20 @@ int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *lab
         return ompf_error_set(err, OMPF_EINVAL, "ompf_profile_read_into: invalid flags 0x%x "
                               "or a label trie that is not its own", flags);
     }
-    return read_file(path, flags, labels, out, info, err);
+    return 0;
+}
+
+int ompf_profile_read_mem_into(const void *buf, size_t len, const char *name, unsigned flags,
+                               ompf_profile_t *labels, ompf_profile_t **out,
+                               ompf_read_info_t *info, ompf_error_t *err)
+{
+    int rc = into_args(flags, labels, out, info, err);
+    return rc ? rc : read_mem(buf, len, name, flags, 0, labels, out, info, err);
+}
+
+int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *labels,
+                           ompf_profile_t **out, ompf_read_info_t *info, ompf_error_t *err)
+{
+    int rc = into_args(flags, labels, out, info, err);
+    return rc ? rc : read_file(path, flags, labels, out, info, err);
 }

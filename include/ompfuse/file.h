@@ -71,6 +71,10 @@ int ompf_profile_read_into(const char *path, unsigned flags, ompf_profile_t *lab
 int ompf_profile_read_mem(const void *buf, size_t len, const char *name,
                           ompf_profile_t **out, ompf_read_info_t *info,
                           ompf_error_t *err);
+/* ompf_profile_read_into from memory (fuzzing, tests). */
+int ompf_profile_read_mem_into(const void *buf, size_t len, const char *name, unsigned flags,
+                               ompf_profile_t *labels, ompf_profile_t **out,
+                               ompf_read_info_t *info, ompf_error_t *err);
 
 /* Writes a whole profile: to "<path>.tmp.<pid>", then renamed to path, so
  * that path is never half-written. */
