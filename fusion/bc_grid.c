@@ -74,6 +74,12 @@ void bc_grid_scratch_limit(bc_grid_t *g, size_t n)
         g->nscr = n;
 }
 
+void bc_grid_frames_start(bc_grid_t *g, size_t n)
+{
+    if (n && n < g->cap_frame)
+        g->cap_frame = n; /* the rest of the allocation goes unused */
+}
+
 void bc_grid_destroy(bc_grid_t *g)
 {
     if (!g)
@@ -219,12 +225,6 @@ static uint64_t prefix_of(const morton_prefix_t *m, const uint64_t *c)
     return x;
 }
 
-/* Sorts the n records (stride k + 1) in cmp_morton order, which is total
- * (tags are unique): the 64-bit prefixes are radix-sorted, and runs of
- * equal prefixes, possible only when the coordinates have more bits, are
- * finished with the comparator.  Records are filled in tag order, so the
- * stable radix sort already orders equal coordinates by tag.  Leaves
- * g->tag and g->lv in that order. */
 /* Keys that are equal in their first 64 bits but whose coordinates have
  * more: their rows are put in cmp_morton order from the coordinates,
  * computed again, and the levels between them come from those. */

@@ -60,8 +60,10 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys);
 void bc_grid_destroy(bc_grid_t *g);
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb);
 /* Tests: sorts of more than n Morton keys go in place (the default limit
- * is BC_SCRATCH_KEYS; it can only be lowered). */
+ * is BC_SCRATCH_KEYS; it can only be lowered); and room for n open cells
+ * to start with (the default 256: a test makes it grow). */
 void bc_grid_scratch_limit(bc_grid_t *g, size_t n);
+void bc_grid_frames_start(bc_grid_t *g, size_t n);
 
 /* ---- shared by bc_grid.c (values, dmax, Morton order) and bc_cells.c
  * (the pairing) ---------------------------------------------------------- */

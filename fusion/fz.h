@@ -157,7 +157,9 @@ int fz_bytype_make(const fz_ctx_t *c, fz_run_t *R);
 int fz_group_by_type(fz_ctx_t *c);
 int fz_bc_order(fz_ctx_t *c);                                 /* fuse_order.c */
 /* Common prefix of union labels x and y (lca.c): fz_lca_build once the
- * union trie is complete, then fz_lca in O(log depth). */
+ * union trie is complete, then fz_lca in O(log depth).  The table reads
+ * the trie's nodes in place: no label may be added to c->ut between
+ * fz_lca_build and fz_lca_free. */
 int fz_lca_build(fz_ctx_t *c);
 uint32_t fz_lca(const fz_ctx_t *c, uint32_t x, uint32_t y);
 /* Drops the table once the fused XUs are named (4 bytes a union node);

@@ -75,10 +75,11 @@ static uint64_t make_key(kind_t k, size_t i, size_t n, uint64_t *s)
  * 32 bits, 4 by all but the low 20 (a boundary inside the sort's digits);
  * in 3 and 4 the other bits are scrambled, so that only stability by
  * input position can give the expected order; 5 fz_sort_u64 (in place,
- * by value). */
+ * by value); 6 fz_sort_u64_idx (in place with the payload: by value, and
+ * each payload still beside its own key). */
 static void check(kind_t kind, size_t n, int mode)
 {
-    int with_idx = mode == 1 || mode == 2;
+    int with_idx = mode == 1 || mode == 2 || mode == 6;
     uint64_t mask = mode == 3 ? ~0ull << 32 : mode == 4 ? ~0xfffffull : ~0ull;
     uint64_t s = 0x1234 + kind * 977 + n;
     uint64_t *key = malloc((n ? n : 1) * sizeof *key);
@@ -109,20 +110,29 @@ static void check(kind_t kind, size_t n, int mode)
         free(ib);
     } else if (mode == 5) {
         fz_sort_u64(key, n);
+    } else if (mode == 6) {
+        fz_sort_u64_idx(key, idx, n);
     } else if (mode >= 3) {
         assert_int_equal(fz_radix_sort_bits(key, n, mask), 0);
     } else {
         assert_int_equal(fz_radix_sort(key, with_idx ? idx : NULL, n), 0);
     }
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    assert_non_null(seen);
     for (size_t i = 0; i < n; i++) {
-        /* mode 5 is not stable: equal keys may come in any order */
-        if (mode == 5 ? key[i] != ref[i].key
-                      : key[i] != orig[ref[i].pos] || (with_idx && idx[i] != ref[i].pos))
+        /* modes 5 and 6 are not stable: equal keys may come in any order;
+         * 6's payloads are a permutation, each with the key it came with */
+        int bad = mode == 5 ? key[i] != ref[i].key
+                  : mode == 6 ? key[i] != ref[i].key || idx[i] >= n || seen[idx[i]]++ ||
+                                  orig[idx[i]] != key[i]
+                              : key[i] != orig[ref[i].pos] || (with_idx && idx[i] != ref[i].pos);
+        if (bad)
             fail_msg("kind %d n %zu mode %d: position %zu holds (%llx, %u), "
                      "expected (%llx, %u)", (int)kind, n, mode, i,
                      (unsigned long long)key[i], with_idx ? idx[i] : 0,
                      (unsigned long long)orig[ref[i].pos], ref[i].pos);
     }
+    free(seen);
     free(orig);
     free(key);
     free(idx);
@@ -143,8 +153,9 @@ static void test_table(void **state)
                                    262144, 262145, 1000000};
     for (int k = K_RANDOM64; k <= K_EQUAL; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-            for (int mode = 0; mode < 6; mode++)
-                check((kind_t)k, sizes[s], mode);
+            for (int mode = 0; mode < 7; mode++)
+                if (mode < 6 || sizes[s] < 1000000) /* 6's large case: below */
+                    check((kind_t)k, sizes[s], mode);
     /* Keys that two 16-bit passes cover take MSD passes above 2^22. */
     check(K_LOW20, 4194304, 1);
     check(K_LOW20, 4194305, 1);
@@ -154,6 +165,7 @@ static void test_table(void **state)
     check(K_RANDOM64, 4194305, 4);
     check(K_LOW20, 4194305, 4);
     check(K_RANDOM64, 4194305, 5);
+    check(K_RANDOM64, 4194305, 6);
 }
 
 /* fz_sort_keys (LGL's duplicate labels, CTC's equal start times, BC's
