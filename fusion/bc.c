@@ -250,11 +250,14 @@ int fz_bc(fz_ctx_t *c, int labeled)
      * scratch (12 bytes an XU of both sides): scratch while that is at
      * most 2 bytes per input XU (many runs or types: 9 runs of 2 types
      * at 10^6 XUs per type took 10 % longer in place), in place when the
-     * type is a large part of the input (a task program's three runs). */
+     * type is a large part of the input (a task program's three runs).
+     * Likewise the grid copies the values (8 bytes each) while that costs
+     * at most 3 bytes per input XU, instead of reading them from the runs
+     * in each of its three passes. */
     size_t in_xus = 0;
     for (size_t r = 0; r < n; r++)
         in_xus += c->runs[r].n_xu;
-    grid = bc_grid_create(maxn, kmax, in_xus / 6);
+    grid = bc_grid_create(maxn, kmax, in_xus / 6, 16 * kmax * maxn <= 3 * in_xus);
     if (!grid || !c->res.v || !c->res.lab || !clab || !cols ||
         (rc = cache_init(&cc, c, st, maxn, kmax)))
         goto out;

@@ -37,7 +37,7 @@
 
 #include "bc_grid.h"
 
-bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys)
+bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys, int copy_values)
 {
     bc_grid_t *g = calloc(1, sizeof *g);
     if (!g)
@@ -60,6 +60,10 @@ bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys)
     g->mn = malloc(k * sizeof *g->mn);
     g->mx = malloc(k * sizeof *g->mx);
     g->whole = malloc(k);
+    if (copy_values && !(g->vals = malloc(n * k * sizeof *g->vals))) {
+        bc_grid_destroy(g);
+        return NULL;
+    }
     if (!g->key || !g->row || !g->lv || !g->skey || !g->srow || !g->ck || !g->frame ||
         !g->coord || !g->mn || !g->mx || !g->whole) {
         bc_grid_destroy(g);
@@ -96,6 +100,7 @@ void bc_grid_destroy(bc_grid_t *g)
     free(g->mn);
     free(g->mx);
     free(g->whole);
+    free(g->vals);
     free(g);
 }
 
@@ -111,6 +116,12 @@ static inline const double *col_at(const bc_col_t *c, size_t x)
 static inline double value(const bc_prob_t *pb, size_t r, size_t e)
 {
     return r < pb->np ? *col_at(&pb->col[0][e], r) : *col_at(&pb->col[1][e], r - pb->np);
+}
+
+/* Value e of row r, from the grid's copy when it holds one. */
+static inline double grid_value(const bc_grid_t *g, const bc_prob_t *pb, size_t r, size_t e)
+{
+    return g->vals ? g->vals[r * pb->k + e] : value(pb, r, e);
 }
 
 /* A hint some rows ahead: the values are at random places of the runs. */
@@ -243,7 +254,7 @@ static int sort_ties(bc_grid_t *g, const bc_prob_t *pb, size_t a, size_t m, uint
     for (size_t i = 0; i < m; i++) {
         uint32_t r = g->row[a + i];
         for (size_t e = 0; e < k; e++)
-            rec[i * w + e] = coord_of(value(pb, r, e), g->mn[e], g->mx[e], dmax, cmax);
+            rec[i * w + e] = coord_of(grid_value(g, pb, r, e), g->mn[e], g->mx[e], dmax, cmax);
         rec[i * w + k] = r; /* the tag: prev before cur, then index */
     }
     g_k = k;
@@ -301,17 +312,17 @@ static int sort_morton(bc_grid_t *g, const bc_prob_t *pb, size_t ne, uint64_t cm
 
 /* Value e of the n rows from r0 that have one, sorted, in dst (read as
  * doubles after); scr is the radix sort's scratch (n keys). */
-static int gather_sorted(const bc_prob_t *pb, size_t r0, size_t n, size_t e, uint64_t *dst,
-                         uint64_t *scr, size_t *out)
+static int gather_sorted(const bc_grid_t *g, const bc_prob_t *pb, size_t r0, size_t n,
+                         size_t e, uint64_t *dst, uint64_t *scr, size_t *out)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!(i & 7))
+        if (!g->vals && !(i & 7))
             for (size_t h = 0; h < 8 && i + 16 + h < n; h++)
                 __builtin_prefetch(r0 + i + 16 + h < pb->np
                                        ? col_at(&pb->col[0][e], r0 + i + 16 + h)
                                        : col_at(&pb->col[1][e], r0 + i + 16 + h - pb->np));
-        double v = value(pb, r0 + i, e);
+        double v = grid_value(g, pb, r0 + i, e);
         if (!isnan(v))
             dst[m++] = fz_double_key(v);
     }
@@ -372,12 +383,12 @@ static double grid_dmax(bc_grid_t *g, const bc_prob_t *pb)
             x = pb->psorted[e];
             nx = pb->npsorted[e];
         } else {
-            if (gather_sorted(pb, 0, pb->np, e, g->key, scr, &nx))
+            if (gather_sorted(g, pb, 0, pb->np, e, g->key, scr, &nx))
                 return -1;
             x = (const double *)(const void *)g->key;
         }
         uint64_t *ky = g->key + g->cap / 2;
-        if (gather_sorted(pb, pb->np, pb->nc, e, ky, scr, &ny))
+        if (gather_sorted(g, pb, pb->np, pb->nc, e, ky, scr, &ny))
             return -1;
         double diff, gap;
         min_diffs(x, nx, (const double *)(const void *)ky, ny, g->whole[e], &diff, &gap);
@@ -410,10 +421,17 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
         mx[e] = -INFINITY;
         whole[e] = 1;
     }
-    for (size_t r = 0; r < n; r++) {
+    /* with a copy, the values are read from the runs here alone */
+    for (size_t r = 0; r < n && g->vals; r++) {
         prefetch_row(pb, r + 16);
+        for (size_t e = 0; e < k; e++)
+            g->vals[r * k + e] = value(pb, r, e);
+    }
+    for (size_t r = 0; r < n; r++) {
+        if (!g->vals)
+            prefetch_row(pb, r + 16);
         for (size_t e = 0; e < k; e++) {
-            double v = value(pb, r, e);
+            double v = grid_value(g, pb, r, e);
             if (isnan(v))
                 continue;
             if (v < mn[e])
@@ -436,10 +454,11 @@ int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb)
     size_t ne = 0, na = 0;
     uint64_t *c = g->coord;
     for (size_t r = 0; r < n; r++) {
-        prefetch_row(pb, r + 16);
+        if (!g->vals)
+            prefetch_row(pb, r + 16);
         int missing = 0;
         for (size_t e = 0; e < k; e++) {
-            double v = value(pb, r, e);
+            double v = grid_value(g, pb, r, e);
             missing |= isnan(v);
             c[e] = missing ? 0 : coord_of(v, mn[e], mx[e], dmax, cmax);
         }

@@ -55,8 +55,10 @@ typedef struct bc_prob {
  * step): 13 bytes per XU of both sides, and a few that grow with the
  * problem's shape (open cells, ties of long Morton keys).  The Morton sort
  * of up to max(scratch_keys, BC_SCRATCH_KEYS) XUs is the radix sort with
- * scratch (12 bytes an XU), of more in place.  NULL when out of memory. */
-bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys);
+ * scratch (12 bytes an XU), of more in place.  With copy_values the grid
+ * also holds each XU's values (8 bytes a value), read once from the runs
+ * instead of once per pass.  NULL when out of memory. */
+bc_grid_t *bc_grid_create(size_t maxn, size_t kmax, size_t scratch_keys, int copy_values);
 void bc_grid_destroy(bc_grid_t *g);
 int bc_grid_solve(bc_grid_t *g, bc_prob_t *pb);
 /* Tests: sorts of more than n Morton keys go in place (the default limit
@@ -95,6 +97,7 @@ struct bc_grid {
                           coordinates and row of each */
     size_t cap_grp;
     uint64_t *coord;   /* one XU's coordinates */
+    double *vals;      /* k values per row, or NULL: read from the runs */
     double *mn, *mx;   /* bounds per value */
     uint8_t *whole;    /* per value: all of them integers (counts are) */
 };

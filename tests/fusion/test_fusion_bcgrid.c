@@ -9,9 +9,9 @@
  * the grid's small-cell sort, problems past its in-place sort's first
  * pass), k from 1 to 4, labelled and random order keys; each case solved
  * three ways (the Morton sort on scratch; in place with room for two open
- * cells to start with, so that the stack grows; prev's values given
- * sorted, as bc.c's cache gives them) must give the oracle's pairs, pair
- * count, iterations and dmax. */
+ * cells to start with, so that the stack grows; with the values copied
+ * and prev's values given sorted, as bc.c's cache gives them) must give
+ * the oracle's pairs, pair count, iterations and dmax. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -331,9 +331,9 @@ static void run_case(const bcase_t *bc, uint64_t seed)
         psv[e] = o;
     }
     for (int way = 0; way < 3; way++) {
-        const char *how = way == 0 ? "scratch" : way == 1 ? "in place" : "prev sorted";
+        const char *how = way == 0 ? "scratch" : way == 1 ? "in place" : "copy, prev sorted";
         int inplace = way == 1;
-        bc_grid_t *g = bc_grid_create(np > nc ? np : nc, k, 0);
+        bc_grid_t *g = bc_grid_create(np > nc ? np : nc, k, 0, way == 2);
         assert_non_null(g);
         if (inplace) {
             bc_grid_scratch_limit(g, 0);
