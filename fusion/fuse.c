@@ -155,7 +155,10 @@ static int lean_ok(const fz_ctx_t *c, size_t r)
                : 0;
 }
 
-void fz_release(fz_ctx_t *c, size_t r, unsigned keep)
+/* Narrows lean input r (not the base run, not packed) to the columns in
+ * keep (OMPF_LEAN and its flags, profile.h) when the caller lets fusion
+ * free them (c->mut), and updates its views; else nothing. */
+static void release(fz_ctx_t *c, size_t r, unsigned keep)
 {
     unsigned lean = c->mut ? ompf_profile_lean(c->mut[r]) : 0;
     if (r == c->order[0] || !lean || (lean & OMPF_LEAN_PACKED))
@@ -176,7 +179,7 @@ void fz_release(fz_ctx_t *c, size_t r, unsigned keep)
 static void release_types(fz_ctx_t *c)
 {
     for (size_t r = 0; c->opts->strategy != OMPF_FUSE_CTC && r < c->n; r++)
-        fz_release(c, r, ompf_profile_lean(c->mut ? c->mut[r] : NULL) | OMPF_LEAN_NO_TYPE);
+        release(c, r, ompf_profile_lean(c->mut ? c->mut[r] : NULL) | OMPF_LEAN_NO_TYPE);
 }
 
 /* Once the strategy has matched the XUs, only the base run's times are
@@ -186,7 +189,7 @@ static void release_types(fz_ctx_t *c)
 static void release_times(fz_ctx_t *c)
 {
     for (size_t r = 0; r < c->n; r++)
-        fz_release(c, r, OMPF_LEAN | OMPF_LEAN_NO_TYPE);
+        release(c, r, OMPF_LEAN | OMPF_LEAN_NO_TYPE);
 }
 
 /* ompf_fuse (out) and ompf_fuse_write (path): one of the two is given;

@@ -135,7 +135,7 @@ typedef struct fz_ctx {
     ompf_fuse_report_t *rep;
     ompf_error_t *err;
     /* the inputs, when the caller lets fusion free what it no longer
-     * needs of them (ompf_fuse_write_release: fz_release), else NULL */
+     * needs of them (ompf_fuse_write_release: fuse.c), else NULL */
     ompf_profile_t *const *mut;
 } fz_ctx_t;
 
@@ -176,10 +176,6 @@ int fz_build_output(fz_ctx_t *c, const char *forced,          /* fuse_output.c *
 int fz_write_output(fz_ctx_t *c, const char *forced, const char *path);
 
 /* Shared helpers (fuse.c). */
-/* Narrows lean input r (not the base run, not packed) to the columns in
- * keep (OMPF_LEAN and its flags, profile.h) when the caller lets fusion
- * free them (c->mut), and updates its views; else nothing. */
-void fz_release(fz_ctx_t *c, size_t r, unsigned keep);
 /* Advances opts->progress by the input XUs of type t (after each type). */
 void fz_progress_type(const fz_ctx_t *c, size_t t);
 int fz_tuples_push(fz_tuples_t *t, size_t n_runs, const uint32_t *tuple);
