@@ -125,8 +125,9 @@ static int chrono(const fz_ctx_t *c, const fz_run_t *R, size_t t, uint64_t *key,
  * type's XUs is held (fz_group_by_type makes none for CTC: 4 bytes an
  * input XU); else such a list for this run alone, type after type.  Type
  * t's fused XUs are rows at[t] ..; key: the run's XUs of scratch. */
-static int chrono_run(const fz_ctx_t *c, fz_run_t *R, uint64_t *key, uint32_t *col,
-                      size_t stride, const size_t *at, size_t in_xus)
+static int chrono_run(const fz_ctx_t *c, fz_run_t *R, uint64_t *key, uint64_t **kbuf,
+                      size_t maxn, uint32_t *col, size_t stride, const size_t *at,
+                      size_t in_xus)
 {
     size_t nx = R->n_xu, nt = c->n_types;
     if (!nx)
@@ -149,9 +150,14 @@ static int chrono_run(const fz_ctx_t *c, fz_run_t *R, uint64_t *key, uint32_t *c
          * fast (docs/benchmarks.md, session 15).  It sorts by type and
          * time alone, stable: the keys were made in index order, so both
          * give one order. */
-        if (8 * nx <= in_xus)
-            rc = fz_radix_sort_bits(key, nx, ~0ull << ib);
-        else
+        if (8 * nx <= in_xus) {
+            /* one scratch for every run: a fresh one per run would be
+             * faulted in again each time (combine maps large arrays
+             * apart, cli/heap.h), 2 us a page on this VM */
+            if (!*kbuf && !(*kbuf = malloc(maxn * sizeof **kbuf)))
+                return OMPF_ENOMEM;
+            rc = fz_radix_sort_bits(key, nx, ~0ull << ib, *kbuf);
+        } else
             fz_sort_u64(key, nx);
         for (size_t t = 0; t < nt && !rc; t++)
             rc = write_order(c, R, key + R->tstart[t], R->tstart[t + 1] - R->tstart[t], ib,
@@ -184,16 +190,17 @@ int fz_ctc(fz_ctx_t *c)
         in_xus += c->runs[r].n_xu;
     }
     uint32_t *rows = total ? fz_tuples_add(&c->res, n, total) : NULL;
-    uint64_t *key = malloc(maxn * sizeof *key);
+    uint64_t *key = malloc(maxn * sizeof *key), *kbuf = NULL;
     int rc = (total && !rows) || !key ? OMPF_ENOMEM : 0;
     /* run after run, each one's order is held at a time */
     for (size_t r = 0; r < n && !rc && total; r++)
-        rc = chrono_run(c, &c->runs[r], key, rows + r, n, at, in_xus);
+        rc = chrono_run(c, &c->runs[r], key, &kbuf, maxn, rows + r, n, at, in_xus);
     for (size_t t = 0; t < nt && !rc; t++) {
         c->rep->types[t].fused = fz_type_min(c, t);
         fz_progress_type(c, t);
     }
     free(key);
+    free(kbuf);
     free(at);
     return rc;
 }

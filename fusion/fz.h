@@ -238,8 +238,10 @@ int fz_radix_sort(uint64_t *key, uint32_t *idx, size_t n);
 int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
                       uint32_t *ibuf);
 /* Stable by the given bits of each key alone; the others ride along (a
- * payload packed into the key). */
-int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits);
+ * payload packed into the key).  kbuf: the caller's scratch of n keys
+ * (a sort per run reuses one instead of faulting in a fresh array each
+ * time), or NULL: allocated here. */
+int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits, uint64_t *kbuf);
 /* Ascending by value, in place: no scratch, where the radix sorts above
  * take a second array of keys.  Not stable, which distinct keys (a
  * payload in the low bits, as LGL's and CTC's XU index) do not need:

@@ -338,9 +338,9 @@ int fz_radix_sort_buf(uint64_t *key, uint32_t *idx, size_t n, uint64_t *kbuf,
     return radix(key, idx, n, kbuf, ibuf, ~0ull);
 }
 
-int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits)
+int fz_radix_sort_bits(uint64_t *key, size_t n, uint64_t bits, uint64_t *kbuf)
 {
-    return radix(key, NULL, n, NULL, NULL, bits);
+    return radix(key, NULL, n, kbuf, NULL, bits);
 }
 
 /* ---- in place ---------------------------------------------------------- */
