@@ -222,11 +222,16 @@ int ompf_cmd_events(int argc, char **argv)
     }
     printf("\n");
     if (!hw) {
+        /* a PMU with counters of its own: libpfm4 knows the CPU model */
+        int model = 0;
+        for (size_t i = 0; i < ompf_catalog_pmu_count(c); i++)
+            model |= ompf_catalog_pmu(c, i)->num_cntrs > 0;
         printf("No hardware PMU is available to the kernel (/sys/bus/event_source/devices has\n"
-               "no cpu PMU: typically a virtual machine without PMU passthrough).  libpfm4\n"
-               "recognises the CPU model, but its hardware events will not open.  Only\n"
-               "software events count here, e.g. perf::TASK-CLOCK, perf::CPU-CLOCK,\n"
-               "perf::PAGE-FAULTS, perf::MINOR-FAULTS, perf::MAJOR-FAULTS,\n"
+               "no cpu PMU: typically a virtual machine without PMU passthrough).  %s\n"
+               "software events count here, e.g. perf::TASK-CLOCK, perf::CPU-CLOCK,\n",
+               model ? "libpfm4\nrecognises the CPU model, but its hardware events will not open.  Only"
+                     : "This\nlibpfm4 does not know the CPU model either (no native event names).  Only");
+        printf("perf::PAGE-FAULTS, perf::MINOR-FAULTS, perf::MAJOR-FAULTS,\n"
                "perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS.  The kernel never multiplexes\n"
                "software events: emulate a counter limit with OMPFUSE_PMU_SLOTS=N.\n\n");
     } else {

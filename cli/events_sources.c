@@ -167,9 +167,21 @@ int ompf_events_sources(int tracepoints, int pmus, int probe)
            up ? "uprobe PMU present" : "no uprobe PMU in this kernel");
     printf("  perf probe    `perf probe -x BINARY FUNC` makes the tracepoint "
            "probe_BINARY:FUNC\n");
+    uint64_t bp_got = 0;
+    int bp = access(SYSPMU "/breakpoint/type", R_OK) != 0 ? -1
+                                                         : ompf_cnt_breakpoint_check(&bp_got);
+    char bp_state[200];
+    if (bp == 0)
+        snprintf(bp_state, sizeof bp_state,
+                 "present but they do not fire here (a self-test counted %llu of %d "
+                 "writes: the hypervisor does not deliver debug-register hits, so "
+                 "mem: events count 0)", (unsigned long long)bp_got,
+                 OMPF_CNT_BP_CHECK_WRITES);
+    else
+        snprintf(bp_state, sizeof bp_state, "%s", bp == 1 ? "present" : bp == -1 ? "absent"
+                                                         : "present (none opened)");
     printf("  breakpoints   %s; named mem:ADDR[:rw|:x]; the CPU's debug "
-           "registers bound how many open at once\n",
-           access(SYSPMU "/breakpoint/type", R_OK) == 0 ? "present" : "absent");
+           "registers bound how many open at once\n", bp_state);
     if (!root)
         printf("  You are not root: tracepoint ids (tracefs) and uprobes need root "
                "or CAP_PERFMON.\n");

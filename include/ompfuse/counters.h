@@ -148,6 +148,15 @@ int ompf_cnt_probe(const ompf_cnt_set_t *s, ompf_error_t *err);
  * Tracepoints are named SUBSYS:NAME after its subdirectories. */
 const char *ompf_cnt_tracefs(void);
 
+/* Whether breakpoint (mem:ADDR) events count here: a write breakpoint on
+ * a variable of the calling thread, written OMPF_CNT_BP_CHECK_WRITES
+ * times.  1 when every write counted; 0 when fewer did (counted says how
+ * many: a hypervisor that lets breakpoints open but never delivers their
+ * hits gives 0); OMPF_EUNSUPP when no breakpoint opens, OMPF_EIO when it
+ * cannot be read. */
+#define OMPF_CNT_BP_CHECK_WRITES 16
+int ompf_cnt_breakpoint_check(uint64_t *counted);
+
 /* perf_event_paranoid level, or -100 when unreadable. */
 int ompf_cnt_paranoid(void);
 
