@@ -5,6 +5,7 @@
 Every run preloads libepmu.so; its log (EPMU_LOG) is the emulated truth."""
 import argparse
 import collections
+import json
 import os
 import re
 import shutil
@@ -19,12 +20,14 @@ A = None
 check = rt.check
 
 # PMU models: libpfm4 environment and native names (an instructions event,
-# a cycles event, a cache event).  This VM's CPU is detected natively as
-# an AMD family 19h; Zen 3 and Skylake are forced (ENCODE_INACTIVE keeps
-# libpfm4's generic perf:: names, which forcing a model switches off).
+# a cycles event, a cache event).  "amd" is the model of the AMD family 19h
+# names (RETIRED_INSTRUCTIONS, unqualified): libpfm4's native detection
+# where it finds such a core PMU, else amd64_fam19h_zen4 forced (set by
+# native_model() at start).  Zen 3 and Skylake are always forced
+# (ENCODE_INACTIVE keeps libpfm4's generic perf:: names, which forcing a
+# model switches off).
 MODELS = {
-    "amd": ({}, ["RETIRED_INSTRUCTIONS", "cycles",
-                 "perf::L1-DCACHE-LOAD-MISSES"]),
+    "amd": None,
     "zen3": ({"LIBPFM_FORCE_PMU": "amd64_fam19h_zen3",
               "LIBPFM_ENCODE_INACTIVE": "1"},
              ["amd64_fam19h_zen3::RETIRED_INSTRUCTIONS", "perf::CYCLES",
@@ -33,6 +36,63 @@ MODELS = {
             ["INST_RETIRED:ANY_P", "perf::CYCLES",
              "perf::L1-DCACHE-LOAD-MISSES"]),
 }
+
+
+# the core PMU that the "amd" model's unqualified names belong to, and the
+# name of each generic perf event in that model ("cycles" natively; forced,
+# "perf::CYCLES": a forced model leaves libpfm4's perf PMU inactive, and
+# libpfm4 looks unqualified names up in active PMUs only)
+AMD_PMU = None
+GENERIC = {}
+FORCED_AMD = "amd64_fam19h_zen4"
+
+
+def native_model():
+    """What libpfm4 detects here without any LIBPFM_* variable.  With an
+    AMD family 19h core PMU the "amd" model is that native detection, as
+    on the machines the names are written for.  Without one (a CPU this
+    libpfm4 does not know, e.g. family 1Ah with libpfm4 4.13, or another
+    vendor), the model forces amd64_fam19h_zen4 so that the same short
+    native names resolve, and says so."""
+    global AMD_PMU
+    r = run([A.ompfuse, "events", "--json"],
+            env_of({}, os.path.join(A.workdir, "native.log"), tool=False))
+    try:
+        pmus = [p["name"] for p in json.loads(r.stdout)["pmus"]]
+    except (ValueError, KeyError, TypeError):
+        pmus = None
+    if r.returncode or pmus is None:
+        print("ompfuse events --json failed (rc %d): %s" % (r.returncode,
+                                                          r.stderr))
+        sys.exit(1)
+    core = [p for p in pmus if re.match(r"amd64_fam19h_zen\d+$", p)]
+    if core:
+        AMD_PMU = core[0]
+        MODELS["amd"] = ({}, ["RETIRED_INSTRUCTIONS", "cycles",
+                              "perf::L1-DCACHE-LOAD-MISSES"])
+        print("amd model: libpfm4 detects %s natively" % AMD_PMU)
+        return
+    AMD_PMU = FORCED_AMD
+    GENERIC.update({"cycles": "perf::CYCLES",
+                    "instructions": "perf::INSTRUCTIONS"})
+    MODELS["amd"] = ({"LIBPFM_FORCE_PMU": FORCED_AMD,
+                      "LIBPFM_ENCODE_INACTIVE": "1"},
+                     ["RETIRED_INSTRUCTIONS", "perf::CYCLES",
+                      "perf::L1-DCACHE-LOAD-MISSES"])
+    print("amd model: libpfm4 detects no AMD family 19h core PMU here "
+          "(PMUs: %s); forcing %s (LIBPFM_FORCE_PMU, "
+          "LIBPFM_ENCODE_INACTIVE=1), generic events as perf::CYCLES, "
+          "perf::INSTRUCTIONS" % (", ".join(pmus) or "none", FORCED_AMD))
+
+
+def amd_env(extra=None):
+    """The "amd" model's libpfm4 environment plus extra."""
+    return dict(MODELS["amd"][0], **(extra or {}))
+
+
+def amd_names(names):
+    """names in the "amd" model: generic perf names as it resolves them."""
+    return [GENERIC.get(n, n) for n in names]
 
 
 def env_of(extra, log, tool=True, out=None):
@@ -82,10 +142,18 @@ def plain_output(n, w):
     return p.stdout
 
 
+# libpfm4's generic perf names, unqualified, under its native detection
+# (its perf PMU is detected on every Linux machine, whatever the CPU):
+# instructions and cycles as HARDWARE, the cache event as HW_CACHE
+GENERIC_NATIVE = ({}, ["instructions", "cycles",
+                       "perf::L1-DCACHE-LOAD-MISSES"])
+
+
 def exact_run(model, mode, rate=True, threads=3, extra=None):
     """One tool run; returns (profile, emulator events by tid in open
     order, stderr)."""
-    env_pfm, names = MODELS[model]
+    env_pfm, names = (GENERIC_NATIVE if model == "generic"
+                      else MODELS[model])
     out, log = fresh("exact-%s-%s-%d-%d" % (model, mode, rate, bool(extra)))
     env = env_of(dict(env_pfm, OMPFUSE_EVENTS=",".join(names),
                       OMPFUSE_MODE=mode, OMP_NUM_THREADS=str(threads),
@@ -118,6 +186,7 @@ def t_exact():
     # the mmap page allowing rdpmc: the tool takes its rdpmc path, finds
     # the event on no counter (index 0) and falls back to read()
     runs = [(m, mode, None) for m in MODELS for mode in ("run", "reference")]
+    runs.append(("generic", "run", None))
     runs.append(("amd", "run", {"EPMU_RDPMC": "1", "OMPFUSE_VERBOSE": "1"}))
     for model, mode, extra in runs:
         p, groups, err = exact_run(model, mode, extra=extra)
@@ -132,7 +201,8 @@ def t_exact():
                   % (model, t["tid"], len(evs)))
             if len(evs) != 3:
                 continue
-            check([e["type"] for e in evs] == [4, 0, 3],
+            types = [0, 0, 3] if model == "generic" else [4, 0, 3]
+            check([e["type"] for e in evs] == types,
                   "%s: types %s" % (model, [e["type"] for e in evs]))
             xus = [x for x in p.xus if x["thread"] == t["index"]]
             for i, e in enumerate(evs):
@@ -190,20 +260,31 @@ def t_probe():
                                                   len(fails)))
         check(len(opens) > 50 and not fails,
               "%s: %d events open; fail: %s" % (model, len(opens), fails))
-        pmu = (env_pfm.get("LIBPFM_FORCE_PMU") or "amd64_fam19h")
-        check(any(o.startswith(pmu) for o in opens),
+        pmu = AMD_PMU if model == "amd" else env_pfm["LIBPFM_FORCE_PMU"]
+        check(any(o.startswith(pmu + "::") for o in opens),
               "%s: no %s event opens" % (model, pmu))
-        check("perf::CYCLES" in opens or model != "amd",
-              "%s: perf::CYCLES does not open" % model)
+    # libpfm4's perf PMU under its native detection: its hardware events
+    # open on the emulated PMU
+    r = run([A.ompfuse, "events", "--probe", "--pmu", "perf"],
+            env_of({}, os.path.join(A.workdir, "probe-perf.log"),
+                   tool=False))
+    opens = re.findall(r"^  (\S+)\s+OPENS", r.stdout, re.M)
+    fails = re.findall(r"^  (\S+)\s+fails:", r.stdout, re.M)
+    print("perf (native detection): %d events open, %d do not" % (
+        len(opens), len(fails)))
+    check(r.returncode == 0 and "perf::CYCLES" in opens and not fails,
+          "perf: rc %d, perf::CYCLES does not open or some fail: %s\n%s" % (
+              r.returncode, fails, r.stderr))
 
 
-def native_events(k, env_pfm=None):
-    """k events of the PMU libpfm4 detects here that open alone without a
+def native_events(k):
+    """k events of the "amd" model's core PMU that open alone without a
     umask, in listing order."""
     r = run([A.ompfuse, "events", "--probe"],
-            env_of(dict(env_pfm or {}), os.path.join(A.workdir, "ev.log"),
+            env_of(amd_env(), os.path.join(A.workdir, "ev.log"),
                    tool=False))
-    names = re.findall(r"^  (amd64_\w+::\w+)\s+OPENS$", r.stdout, re.M)
+    names = re.findall(r"^  (%s::\w+)\s+OPENS$" % re.escape(AMD_PMU),
+                       r.stdout, re.M)
     check(len(names) >= k, "only %d native events open" % len(names))
     return names[:k]
 
@@ -224,11 +305,11 @@ def t_plan():
     """ompfuse plan without --slots or OMPFUSE_PMU_SLOTS on the emulated
     PMU: the limit is measured (not libpfm4's 6 counters), and the LGL,
     BC and reference plans for 33 events are valid under it."""
-    events = native_events(30) + ["cycles", "instructions",
-                                  "perf::L1-DCACHE-LOAD-MISSES"]
+    events = native_events(30) + amd_names(["cycles", "instructions",
+                                            "perf::L1-DCACHE-LOAD-MISSES"])
     for limit in (4, 3):
         out = os.path.join(A.workdir, "plan-%d.txt" % limit)
-        env = env_of({"EPMU_COUNTERS": str(limit)},
+        env = env_of(amd_env({"EPMU_COUNTERS": str(limit)}),
                      os.path.join(A.workdir, "plan.log"), tool=False)
         r = run([A.ompfuse, "plan", "--events", ",".join(events), "-o", out],
                 env)
@@ -268,10 +349,11 @@ def t_mux():
     takes one of the 4 counters every other tick): the tool says error
     (warning in a reference run), marks every event multiplexed with the
     emulator's enabled/running times, and combine carries the status."""
-    names = ["RETIRED_INSTRUCTIONS", "cycles", "perf::L1-DCACHE-LOAD-MISSES",
-             "RETIRED_OPS"]
-    busy = {"EPMU_BUSY": "1", "EPMU_TICK_US": "1000",
-            "OMPFUSE_EVENTS": ",".join(names), "OMP_NUM_THREADS": "2"}
+    names = amd_names(["RETIRED_INSTRUCTIONS", "cycles",
+                       "perf::L1-DCACHE-LOAD-MISSES", "RETIRED_OPS"])
+    busy = amd_env({"EPMU_BUSY": "1", "EPMU_TICK_US": "1000",
+                    "OMPFUSE_EVENTS": ",".join(names),
+                    "OMP_NUM_THREADS": "2"})
     args = ["12", "1000000"]
     outs = {}
     for mode, word in (("run", "error"), ("reference", "warning")):
@@ -343,9 +425,9 @@ def hem_run(name, mode, extra):
     """8 events, counts from epmu_signal() only (each XU's truth is
     weight * (i + 1)); returns (profile JSON, log events by tid, signals)."""
     out, log = fresh(name)
-    env = env_of(dict({"OMPFUSE_EVENTS": ",".join(HEM_EVENTS),
-                       "OMPFUSE_MODE": mode, "OMP_NUM_THREADS": "2",
-                       "EPMU_RATE": "0"}, **extra), log, out=out)
+    env = env_of(amd_env(dict({"OMPFUSE_EVENTS": ",".join(
+        amd_names(HEM_EVENTS)), "OMPFUSE_MODE": mode, "OMP_NUM_THREADS": "2",
+        "EPMU_RATE": "0"}, **extra)), log, out=out)
     args = ["12", "1000000"]
     r = run([A.prog] + args, env)
     check(r.returncode == 0 and r.stdout == plain_output(*args),
@@ -474,11 +556,12 @@ def t_too_many():
     free counter), counts the rest exactly, and software events still
     join.  On Skylake the fixed counters take instructions and cycles, so
     6 hardware events fit 4 general + 3 fixed counters."""
-    amd = ["RETIRED_INSTRUCTIONS", "cycles", "perf::L1-DCACHE-LOAD-MISSES",
-           "RETIRED_OPS", "RETIRED_BRANCH_INSTRUCTIONS", "perf::TASK-CLOCK"]
+    amd = amd_names(["RETIRED_INSTRUCTIONS", "cycles",
+                     "perf::L1-DCACHE-LOAD-MISSES", "RETIRED_OPS",
+                     "RETIRED_BRANCH_INSTRUCTIONS", "perf::TASK-CLOCK"])
     skl = ["INST_RETIRED:ANY_P", "perf::CYCLES", "BR_INST_RETIRED:ALL_BRANCHES",
            "L1D:REPLACEMENT", "LONGEST_LAT_CACHE:MISS", "UOPS_ISSUED:ANY"]
-    cases = [("amd", {}, amd, [1, 1, 1, 1, 0, 1]),
+    cases = [("amd", amd_env(), amd, [1, 1, 1, 1, 0, 1]),
              ("skl", dict(MODELS["skl"][0], EPMU_FIXED="3"), skl, [1] * 6),
              ("skl", dict(MODELS["skl"][0], EPMU_FIXED="0"), skl,
               [1, 1, 1, 1, 0, 0])]
@@ -517,9 +600,9 @@ def t_campaign():
     gets an EPD and the report is written."""
     out = os.path.join(A.workdir, "camp")
     log = os.path.join(A.workdir, "camp.log")
-    env = env_of({}, log, tool=False)
+    env = env_of(amd_env(), log, tool=False)
     r = run([A.ompfuse, "campaign", "--out", out, "--events",
-             ",".join(HEM_EVENTS), "--slots", "4", "--benchmarks",
+             ",".join(amd_names(HEM_EVENTS)), "--slots", "4", "--benchmarks",
              "cg-static", "--quick"], env, timeout=1200)
     check(r.returncode == 0, "campaign rc %d: %s" % (r.returncode,
                                                      r.stderr[-3000:]))
@@ -567,6 +650,7 @@ def main():
     A.workdir = os.path.join(A.workdir, A.test)
     shutil.rmtree(A.workdir, ignore_errors=True)
     os.makedirs(A.workdir)
+    native_model()
     TESTS[A.test]()
     if rt.FAILS:
         print("%d check(s) failed" % len(rt.FAILS))
