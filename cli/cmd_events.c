@@ -235,8 +235,13 @@ int ompf_cmd_events(int argc, char **argv)
                "perf::CONTEXT-SWITCHES, perf::CPU-MIGRATIONS.  The kernel never multiplexes\n"
                "software events: emulate a counter limit with OMPFUSE_PMU_SLOTS=N.\n\n");
     } else {
-        printf("Hardware PMU present: %d general-purpose counters per core (libpfm4).\n\n",
-               ompf_catalog_hw_counters(c));
+        if (ompf_catalog_hw_counters(c) > 0)
+            printf("Hardware PMU present: %d general-purpose counters per core (libpfm4).\n\n",
+                   ompf_catalog_hw_counters(c));
+        else /* the kernel has a cpu PMU that this libpfm4 cannot name */
+            printf("Hardware PMU present, but this libpfm4 does not know the CPU model: no\n"
+                   "native event names; perf:: generic events (perf::CYCLES, ...) name its\n"
+                   "counters, LIBPFM_FORCE_PMU=MODEL another CPU's names.\n\n");
     }
     paranoid_text();
     printf("\n");

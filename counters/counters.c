@@ -24,7 +24,7 @@ struct cnt_event {
     char *name;
     struct perf_event_attr attr;
     ompf_cnt_fail_t fail;
-    char reason[256];
+    char reason[384];
     char *path;   /* uprobe binary attr.config1 points to */
     int hardware; /* on a PMU the kernel multiplexes */
     int pfm;      /* encoded by libpfm4 (or its cached encoding) */
@@ -132,6 +132,22 @@ int ompf_cnt_set_encoding(const ompf_cnt_set_t *s, size_t i, char *buf,
     return w;
 }
 
+/* Whether libpfm4 detected a core PMU for this CPU (asked only when a
+ * name did not resolve, to say why). */
+static int core_pmu_known(void)
+{
+    pfm_pmu_t p;
+    pfm_for_all_pmus(p) {
+        pfm_pmu_info_t info;
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && info.is_present &&
+            info.type == PFM_PMU_TYPE_CORE)
+            return 1;
+    }
+    return 0;
+}
+
 static void encode(struct cnt_event *e, ompf_cnt_lookup_t lookup, void *ctx)
 {
     memset(&e->attr, 0, sizeof e->attr);
@@ -194,11 +210,16 @@ static void encode(struct cnt_event *e, ompf_cnt_lookup_t lookup, void *ctx)
                                          : OMPF_CNT_UNSUPPORTED;
         snprintf(e->reason, sizeof e->reason,
                  "event %s: %s (libpfm4: %s); list valid names with "
-                 "`ompfuse events` or libpfm4's showevtinfo",
+                 "`ompfuse events` or libpfm4's showevtinfo%s",
                  e->name,
                  rc == PFM_ERR_NOTFOUND ? "unknown event name"
                                         : "cannot be encoded",
-                 pfm_strerror(rc));
+                 pfm_strerror(rc),
+                 rc == PFM_ERR_NOTFOUND && !core_pmu_known()
+                     ? "; this libpfm4 knows no core PMU for this CPU, so no "
+                       "native name resolves: use perf:: names, or "
+                       "LIBPFM_FORCE_PMU=MODEL for another CPU's"
+                     : "");
         return;
     }
     e->pfm = 1;
