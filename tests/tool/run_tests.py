@@ -495,8 +495,14 @@ def t_exclusive():
     pc, kc = parent["values"][0], min(k["values"][0] for k in kids)
     print("parent %d ns, children %s ns" % (pc, [k["values"][0]
                                                  for k in kids]))
-    check(pc * 5 < kc, "parent charged %d ns vs child %d ns: not "
-          "exclusive" % (pc, kc))
+    # Inclusive charging would give the parent at least both children's
+    # time; exclusive gives it its own work(10) plus the runtime's and the
+    # tool's cost of creating and waiting for two tasks, which under
+    # AddressSanitizer on a VM reached 0.25 ms (a fifth of a child).  The
+    # bound sits between: half the children's sum.
+    ks = sum(k["values"][0] for k in kids)
+    check(pc * 2 < ks, "parent charged %d ns vs children %d ns: not "
+          "exclusive" % (pc, ks))
     check(parent["end"] > max(k["end"] for k in kids) and
           parent["start"] < min(k["start"] for k in kids),
           "children did not run inside the parent")
