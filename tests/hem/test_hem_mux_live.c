@@ -13,9 +13,11 @@
  *            slots >= 90 % of XUs miss >= 4 of 6 (most events).
  *   taco     TACO section 5.1: PAGE-FAULTS per XU, hem (cumulative
  *            scaling) against the simultaneous truth of the same group.
- *            Short XUs (~50 us, period 2 ms): median error >= 30 % of the
- *            mean count; long XUs (~100 ms, 50 periods): median error
- *            <= 12 %; and at least 3x smaller than for short XUs.
+ *            Every short XU lasts the same CPU time T (faulting or not),
+ *            T = max(50 us, 3x the measured cost of its faults), period
+ *            max(2 ms, 20 T): median error >= 50 % of the mean count (~100 %
+ *            expected); long XUs (25 periods): median error <= 12 %, and
+ *            at least 5x smaller than for short XUs.
  *   stop     another thread stops a live engine (as ompt_finalize does),
  *            then closes the group while the owner keeps running: the
  *            handler never reads again, the owner's destroy is safe.
@@ -111,17 +113,68 @@ static void compute_for(double seconds)
     sink = x;
 }
 
-/* Touches `pages` fresh anonymous pages: one minor fault each. */
-static void fault_pages(int pages)
+static void compute_until(double t_end)
 {
+    double x = 1.0;
+    while (cpu_now() < t_end) {
+        for (int i = 0; i < 200; i++)
+            x = x * 1.0000001 + 1e-9;
+    }
+    sink = x;
+}
+
+/* One XU of exactly `seconds` of CPU time (longer only if its faults alone
+ * take longer): a fresh anonymous mapping of `pages` pages; if `faulting`,
+ * one page is touched (one minor fault) at each of `pages` evenly spaced
+ * instants, otherwise none; the rest of the time is computation.  So
+ * faulting and pure-compute XUs are alike in length, and only their page
+ * faults tell them apart. */
+static void fault_xu(int pages, double seconds, int faulting)
+{
+    double t0 = cpu_now();
     long ps = sysconf(_SC_PAGESIZE);
-    char *p = mmap(NULL, (size_t)pages * (size_t)ps, PROT_READ | PROT_WRITE,
+    size_t len = (size_t)pages * (size_t)ps;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    for (int i = 0; i < pages; i++)
-        p[(size_t)i * (size_t)ps] = (char)i;
-    munmap(p, (size_t)pages * (size_t)ps);
+    if (p != MAP_FAILED) /* one fault per page, whatever the THP setting */
+        madvise(p, len, MADV_NOHUGEPAGE);
+    for (int i = 0; i < pages; i++) {
+        compute_until(t0 + seconds * (i + 0.5) / pages);
+        if (faulting && p != MAP_FAILED)
+            p[(size_t)i * (size_t)ps] = (char)i;
+    }
+    compute_until(t0 + seconds);
+    if (p != MAP_FAILED)
+        munmap(p, len);
+}
+
+/* Median CPU time of mapping, faulting in and unmapping `pages` fresh
+ * pages: a minor fault costs ~1 us on bare metal, ~40 us on some VMs. */
+static double fault_cost(int pages)
+{
+    enum { REPS = 15 };
+    double c[REPS];
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t len = (size_t)pages * (size_t)ps;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = cpu_now();
+        char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            madvise(p, len, MADV_NOHUGEPAGE);
+            for (int i = 0; i < pages; i++)
+                p[(size_t)i * (size_t)ps] = (char)i;
+            munmap(p, len);
+        }
+        c[r] = cpu_now() - t0;
+    }
+    for (int i = 1; i < REPS; i++) /* insertion sort */
+        for (int j = i; j > 0 && c[j - 1] > c[j]; j--) {
+            double t = c[j];
+            c[j] = c[j - 1];
+            c[j - 1] = t;
+        }
+    return c[REPS / 2];
 }
 
 static ompf_mux_t *make_mux(group_t *g, unsigned slots, uint64_t period)
@@ -241,9 +294,11 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-/* One XU kind: returns the median of |hem - truth| / mean(truth). */
-static double taco_run(ompf_mux_t *m, int xus, int phases, double *hem_mean,
-                       double *truth_mean)
+/* One XU kind: `phases` units of `unit` s of CPU each, alternately
+ * faulting `pages` pages and pure compute.  Returns the median of
+ * |hem - truth| / mean(truth). */
+static double taco_run(ompf_mux_t *m, int xus, int phases, int pages,
+                       double unit, double *hem_mean, double *truth_mean)
 {
     const unsigned PF = 2; /* PAGE-FAULTS */
     double *err = malloc(sizeof(double) * (size_t)xus);
@@ -254,14 +309,10 @@ static double taco_run(ompf_mux_t *m, int xus, int phases, double *hem_mean,
     ompf_hem_reading_t prev = {v[PF], e[PF], r[PF]};
     double tsum = 0, hsum = 0;
     for (int x = 0; x < xus; x++) {
-        /* Short XUs alternate fault-heavy and pure compute; long XUs mix
+        /* Short XUs alternate faulting and pure compute; long XUs mix
          * both in many phases, so they are alike. */
-        for (int ph = 0; ph < phases; ph++) {
-            if ((x + ph) % 2 == 0)
-                fault_pages(16);
-            else
-                compute_for(50e-6);
-        }
+        for (int ph = 0; ph < phases; ph++)
+            fault_xu(pages, unit, (x + ph) % 2 == 0);
         ompf_mux_sample(m, v, e, r);
         ompf_mux_real(m, real, NULL);
         ompf_hem_reading_t cur = {v[PF], e[PF], r[PF]};
@@ -285,27 +336,52 @@ static double taco_run(ompf_mux_t *m, int xus, int phases, double *hem_mean,
     return med;
 }
 
+/* Cumulative scaling gives an XU much shorter than the period about the
+ * thread's average rate times the XU's length, whatever the XU did.  The
+ * short XUs are therefore all of one length T, so that this estimate is the
+ * same for faulting and pure-compute XUs and is off by about the mean count
+ * for both (median ~1.0).  With unequal lengths it is not: where a fault
+ * costs ~40 us of CPU (some VMs, CI's among them), 16 faults took 14x longer
+ * than the 50 us compute XUs, the average rate times the length came within
+ * 13-15 % of the truth, and the test measured the fault cost, not
+ * multiplexing.  T comes from the measured fault cost and the period from
+ * T, so every machine runs the same experiment: XUs of 1/20 period
+ * against XUs of 25 periods. */
 static void scenario_taco(void)
 {
+    enum { PAGES = 4, PER_PERIOD = 20, LONG_PERIODS = 25 };
+    double cost = fault_cost(PAGES);
+    double unit = 3 * cost > 50e-6 ? 3 * cost : 50e-6;
+    uint64_t period = (uint64_t)(unit * PER_PERIOD * 1e9);
+    if (period < 2000000)
+        period = 2000000;
+    printf("faulting %d pages costs %.1f us of CPU: short XUs of %.1f us, "
+           "period %.2f ms, long XUs of %d periods\n", PAGES, cost * 1e6,
+           unit * 1e6, (double)period * 1e-6, LONG_PERIODS);
     group_t g;
     if (open_group(&g, 4)) {
         failures++;
         return;
     }
-    ompf_mux_t *m = make_mux(&g, 2, 2000000);
+    ompf_mux_t *m = make_mux(&g, 2, period);
     if (!m)
         return;
     double hs, ts, hl, tl;
-    double es = taco_run(m, 2000, 1, &hs, &ts);
-    /* a 50 us phase pair repeated: ~100 ms, 50 periods */
-    double el = taco_run(m, 8, 1000, &hl, &tl);
+    double es = taco_run(m, 2000, 1, PAGES, unit, &hs, &ts);
+    int phases = (int)((double)period * 1e-9 * LONG_PERIODS / unit + 0.5);
+    phases += phases % 2; /* as many faulting as pure-compute units */
+    double el = taco_run(m, 8, phases, PAGES, unit, &hl, &tl);
+    ompf_mux_stats_t st;
+    ompf_mux_get_stats(m, &st);
+    printf("%llu rotations, %llu signals\n",
+           (unsigned long long)st.rotations, (unsigned long long)st.signals);
     printf("short XUs: median |hem - truth| / mean = %.3f (mean hem %.1f, "
            "truth %.1f)\n", es, hs, ts);
     printf("long XUs:  median |hem - truth| / mean = %.3f (mean hem %.1f, "
            "truth %.1f)\n", el, hl, tl);
-    CHECK(es >= 0.30, "short XUs are too accurate (%.3f): no multiplexing?", es);
+    CHECK(es >= 0.5, "short XUs are too accurate (%.3f): no multiplexing?", es);
     CHECK(el <= 0.12, "long XUs are off by %.3f", el);
-    CHECK(el * 3 <= es, "long XUs (%.3f) not clearly better than short (%.3f)", el, es);
+    CHECK(el * 5 <= es, "long XUs (%.3f) not clearly better than short (%.3f)", el, es);
     ompf_mux_destroy(m);
     close_group(&g);
 }
