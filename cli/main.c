@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "heap.h"
 #include "ompfuse/profile.h"
 
 typedef struct {
@@ -67,6 +68,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (strcmp(name, commands[i].name))
             continue;
+        /* commands that read large profiles and start no program */
+        static const char *const thp[] = {"combine", "clean", "evaluate", "report",
+                                          "analyze", "show", "export"};
+        for (size_t k = 0; k < sizeof thp / sizeof thp[0]; k++)
+            if (!strcmp(name, thp[k]) && argv[1] == name)
+                ompf_cli_heap_thp(argv);
         int rc = commands[i].run(argc - 1, argv + 1);
         /* What a command printed may still sit in stdout's buffer: a full
            disk or a closed pipe must not end in exit 0. */

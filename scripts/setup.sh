@@ -16,6 +16,7 @@ PKGS=(
   chromium                                     # headless rendering test of the HTML report (eval_report_render)
   libdw-dev                                    # construct -> file:line / function (elfutils libdw)
   binutils                                     # tests: objdump, addr2line as an oracle
+  strace                                       # tests: which commands execute themselves again (cli_thp)
   libopen-trace-format2-dev                    # ompfuse export --format otf2 (built when present)
   otf2-tools python3-otf2                      # tests: OTF2 exports read back by otf2-print and python3-otf2
 )
