@@ -3,7 +3,7 @@
 # kernel's THP mode is "madvise", `show` and `combine` with >= 16 MB of
 # input files execute themselves once more with GLIBC_TUNABLES
 # glibc.malloc.hugetlb=1; not with small inputs, not with OMPFUSE_NO_THP,
-# not when GLIBC_TUNABLES already names hugetlb, never for `run`.  Either
+# not when GLIBC_TUNABLES already names hugetlb.  Either
 # way the output is the same bytes.
 #   thp.sh OMPFUSE BENCH_FUSION WORKDIR
 set -u
