@@ -168,18 +168,19 @@ int ompf_events_sources(int tracepoints, int pmus, int probe)
     printf("  perf probe    `perf probe -x BINARY FUNC` makes the tracepoint "
            "probe_BINARY:FUNC\n");
     uint64_t bp_got = 0;
-    int bp = access(SYSPMU "/breakpoint/type", R_OK) != 0 ? -1
-                                                         : ompf_cnt_breakpoint_check(&bp_got);
+    int bp_pmu = access(SYSPMU "/breakpoint/type", R_OK) == 0;
+    int bp = bp_pmu ? ompf_cnt_breakpoint_check(&bp_got) : 0;
     char bp_state[200];
-    if (bp == 0)
+    if (bp_pmu && bp == 0)
         snprintf(bp_state, sizeof bp_state,
                  "present but they do not fire here (a self-test counted %llu of %d "
                  "writes: the hypervisor does not deliver debug-register hits, so "
                  "mem: events count 0)", (unsigned long long)bp_got,
                  OMPF_CNT_BP_CHECK_WRITES);
     else
-        snprintf(bp_state, sizeof bp_state, "%s", bp == 1 ? "present" : bp == -1 ? "absent"
-                                                         : "present (none opened)");
+        snprintf(bp_state, sizeof bp_state, "%s", !bp_pmu    ? "absent"
+                                                  : bp == 1 ? "present"
+                                                            : "present (none opened)");
     printf("  breakpoints   %s; named mem:ADDR[:rw|:x]; the CPU's debug "
            "registers bound how many open at once\n", bp_state);
     if (!root)

@@ -11,22 +11,23 @@ typedef struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    int big_reads; /* reads large profiles, starts no program: huge pages (cli/heap.h) */
 } command_t;
 
 static const command_t commands[] = {
-    {"events", ompf_cmd_events, "list the events this machine can count"},
-    {"plan", ompf_cmd_plan, "split events into runs for fusion and references"},
-    {"run", ompf_cmd_run, "execute a plan: run a program under the tool"},
-    {"campaign", ompf_cmd_campaign, "plan, run, combine, evaluate, report in one go"},
-    {"combine", ompf_cmd_combine, "fuse profiles (ctc, lgl, bc, bc-unlabeled, random)"},
-    {"clean", ompf_cmd_clean, "repair a multiplexed (HEM) profile, CounterMiner-style"},
-    {"evaluate", ompf_cmd_evaluate, "EPD and Correlation Error against reference runs"},
-    {"report", ompf_cmd_report, "self-contained HTML report with plots"},
-    {"analyze", ompf_cmd_analyze, "per construct/thread/subtree sums, metrics, top XUs, page"},
-    {"show", ompf_cmd_show, "human summary of profiles"},
-    {"export", ompf_cmd_export, "profiles to CSV, JSON, Perfetto timeline or OTF2"},
-    {"import", ompf_cmd_import, "CSV to profile"},
-    {"simulate", ompf_cmd_simulate, "synthetic profiles with a known ground truth"},
+    {"events", ompf_cmd_events, "list the events this machine can count", 0},
+    {"plan", ompf_cmd_plan, "split events into runs for fusion and references", 0},
+    {"run", ompf_cmd_run, "execute a plan: run a program under the tool", 0},
+    {"campaign", ompf_cmd_campaign, "plan, run, combine, evaluate, report in one go", 0},
+    {"combine", ompf_cmd_combine, "fuse profiles (ctc, lgl, bc, bc-unlabeled, random)", 1},
+    {"clean", ompf_cmd_clean, "repair a multiplexed (HEM) profile, CounterMiner-style", 1},
+    {"evaluate", ompf_cmd_evaluate, "EPD and Correlation Error against reference runs", 1},
+    {"report", ompf_cmd_report, "self-contained HTML report with plots", 1},
+    {"analyze", ompf_cmd_analyze, "per construct/thread/subtree sums, metrics, top XUs, page", 1},
+    {"show", ompf_cmd_show, "human summary of profiles", 1},
+    {"export", ompf_cmd_export, "profiles to CSV, JSON, Perfetto timeline or OTF2", 1},
+    {"import", ompf_cmd_import, "CSV to profile", 0},
+    {"simulate", ompf_cmd_simulate, "synthetic profiles with a known ground truth", 0},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -68,12 +69,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (strcmp(name, commands[i].name))
             continue;
-        /* commands that read large profiles and start no program */
-        static const char *const thp[] = {"combine", "clean", "evaluate", "report",
-                                          "analyze", "show", "export"};
-        for (size_t k = 0; k < sizeof thp / sizeof thp[0]; k++)
-            if (!strcmp(name, thp[k]) && argv[1] == name)
-                ompf_cli_heap_thp(argv);
+        if (commands[i].big_reads && argv[1] == name)
+            ompf_cli_heap_thp(argv);
         int rc = commands[i].run(argc - 1, argv + 1);
         /* What a command printed may still sit in stdout's buffer: a full
            disk or a closed pipe must not end in exit 0. */

@@ -153,7 +153,7 @@ static int chrono_run(const fz_ctx_t *c, fz_run_t *R, uint64_t *key, uint64_t **
         if (8 * nx <= in_xus) {
             /* one scratch for every run: a fresh one per run would be
              * faulted in again each time (combine maps large arrays
-             * apart, cli/heap.h), 2 us a page on this VM */
+             * apart, cli/heap.h), 11-16 us a page on the CI VM */
             if (!*kbuf && !(*kbuf = malloc(maxn * sizeof **kbuf)))
                 return OMPF_ENOMEM;
             rc = fz_radix_sort_bits(key, nx, ~0ull << ib, *kbuf);
