@@ -159,7 +159,7 @@ int ompf_cmd_combine(int argc, char **argv)
     int ret = 2;
     ompf_error_t err;
     memset(&err, 0, sizeof err);
-    ompf_cli_heap_return(); /* the inputs are alive together */
+    ompf_cli_heap_reuse(); /* each input's transients serve the next (cli/heap.h) */
     int show_progress = ompf_progress_wanted(quiet);
     ompf_progress_t *prog = ompf_progress_create("combine: reading", n, "inputs",
                                                  show_progress);

@@ -23,13 +23,6 @@ void ompf_cli_heap_reuse(void)
 #endif
 }
 
-void ompf_cli_heap_return(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* glibc's default, but fixed */
-#endif
-}
-
 #define THP_MIN_INPUT (16ll << 20)
 
 void ompf_cli_heap_thp(char **argv)

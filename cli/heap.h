@@ -2,23 +2,22 @@
 #ifndef OMPF_CLI_HEAP_H
 #define OMPF_CLI_HEAP_H
 
-/* For commands that read profiles one after another: memory a profile
- * frees stays in the heap and is reused by the next one, instead of going
- * back to the system as unmapped arrays and being faulted in again.
- * Measured: `show` of 10 profiles of 10^6 XUs 2.2 -> 1.45 s CPU (system
- * time 0.73 -> 0.08 s), which makes reading linear from 10^5 to 10^6;
- * evaluate at 10^6 halves its system time.  Not for combine: its inputs
- * are alive together, so nothing is reused. */
+/* For commands that read profiles: memory a profile (or a reader's
+ * transients: id maps, label scratch) frees stays in the heap and serves
+ * the next one, instead of going back to the system as unmapped arrays and
+ * being faulted in again.  Measured: `show` of 10 profiles of 10^6 XUs
+ * 2.2 -> 1.45 s CPU (system time 0.73 -> 0.08 s), which makes reading
+ * linear from 10^5 to 10^6; evaluate at 10^6 halves its system time.
+ * combine keeps its inputs alive together, yet each input's transients
+ * serve the next and huge pages cover one heap rather than many arrays of
+ * 2^k bytes plus a page, mapped apart (mostly 4 KiB pages).  Measured on
+ * the CI VM (a fault 13-21 us a page), 10 runs x 10^6 XUs with huge pages:
+ * page faults 63 k -> 3.8 k, CPU lgl 3.2 -> 1.9 s, ctc 2.8 -> 1.95, bc
+ * 7.1 -> 5.9, peak RSS +12 %; at 10 x 10^7 lgl 35.7 -> 29.8 s (4.09 ->
+ * 4.53 GB), ctc 31.0 -> 27.6 s (4.87 -> 5.15 GB); without huge pages lgl
+ * 4.4 -> 3.2 s, bc 9.3 -> 7.7.  (On the previous VM, where faults cost a
+ * fifth, returning arrays had saved 5-11 % of RSS at the same CPU time.) */
 void ompf_cli_heap_reuse(void);
-
-/* For combine, whose inputs are alive together: every large array is
- * mapped apart and goes back to the system when freed.  glibc otherwise
- * raises its mapping threshold to the size of each mapped array freed (up
- * to 32 MiB), after which arrays below that come from the heap and stay
- * resident when freed (reading's transient id maps, the strategies'
- * scratch).  Measured on BOTS nqueens (5.4 M input XUs, peak RSS): CTC
- * 520 -> 463 MiB, LGL 441 -> 419 MiB, BC 638 -> 629 MiB, CPU time alike. */
-void ompf_cli_heap_return(void);
 
 /* Transparent huge pages for a command that reads large profiles and
  * starts no program: where the kernel gives them on request (THP mode
