@@ -43,12 +43,12 @@ int ompf__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
+    /* double (amortised O(1) per element added), or exactly need when that
+     * is more: a reader reserving a file's count gets no unused tail */
     size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2)
-            return OMPF_ENOMEM;
-        n *= 2;
-    }
+    if (n > SIZE_MAX / 2)
+        return OMPF_ENOMEM;
+    n = need > 2 * n ? need : 2 * n;
     if (n > SIZE_MAX / elem)
         return OMPF_ENOMEM;
     void *p = realloc(*arr, n * elem);
