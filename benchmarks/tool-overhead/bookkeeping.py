@@ -7,8 +7,10 @@ usage: bookkeeping.py BUILD_DIR [--n N] [--reps R] [--compare LIB]
 For N empty tasks (one thread) and N one-iteration dynamic chunks (two
 threads), CPU ns per XU (overhead.c) under four tools, runs alternating:
 (e) the callbacks libompfuse.so registers, empty (floortool.c),
-(s) the same storing one TSC timestamp per XU boundary (the floor: what
-any recording tool does), (b) libompfuse.so without events, and (a) no
+(s) the same storing one timestamp per XU boundary from the clock
+libompfuse.so reads (the TSC where the kernel's clocksource is tsc, else
+clock_gettime(CLOCK_MONOTONIC_RAW)): the floor, what any recording tool
+does, (b) libompfuse.so without events, and (a) no
 tool; with --compare, also (m) another libompfuse.so (e.g. main's build),
 in the same alternation.  Prints min / median of R runs of each, and
 (b) - (e), (m) - (e) and (s) - (e) taken min-min and median-median, next
@@ -58,6 +60,13 @@ def main():
         load0 = f.read().split()[0]
     print("CPU ns per XU, min / median of %d runs, %d XUs, load average %s at start"
           % (a.reps, a.n, load0))
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            cs = f.read().strip()
+    except OSError:
+        cs = "unknown"
+    print("clock of the tool and of (s): %s (clocksource %s)" % (
+        "rdtsc" if cs == "tsc" else "clock_gettime(CLOCK_MONOTONIC_RAW)", cs))
     for work, th in (("tasks", 1), ("chunks", 2)):
         per = {m: [] for m in modes}
         for _ in range(a.reps):

@@ -3,17 +3,21 @@
  * nothing in them (what libomp's OMPT work costs by itself), and
  * FLOOR_MODE=stamps doing only what no recording tool can avoid: a
  * timestamp at each XU boundary (task switch, chunk dispatch, implicit
- * task begin/end) stored to a per-thread buffer, with the TSC as
- * libompfuse.so reads it.  ompfuse's bookkeeping is measured over the
- * first, and its floor is the second. */
+ * task begin/end) stored to a per-thread buffer, read from the clock
+ * libompfuse.so reads (ompt-tool/clock.c): the TSC where the kernel's
+ * clocksource is tsc, else clock_gettime(CLOCK_MONOTONIC_RAW).
+ * ompfuse's bookkeeping is measured over the first, and its floor is
+ * the second. */
 #include <omp-tools.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "callback_list.h"
 
-static int stamps;
+static int stamps, use_tsc;
 
 #define RING 4096
 static __thread uint64_t ring[RING];
@@ -24,9 +28,28 @@ static inline void stamp(void)
 {
     if (!stamps)
         return;
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    ring[pos++ & (RING - 1)] = (uint64_t)hi << 32 | lo;
+    if (use_tsc) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        ring[pos++ & (RING - 1)] = (uint64_t)hi << 32 | lo;
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+        ring[pos++ & (RING - 1)] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    }
+}
+
+/* The tool's rule (ompt-tool/clock.c): the TSC only where the kernel
+ * keeps time with it. */
+static int clocksource_is_tsc(void)
+{
+    char b[64] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!f)
+        return 0;
+    int ok = fgets(b, sizeof b, f) && !strcmp(b, "tsc\n");
+    fclose(f);
+    return ok;
 }
 
 static void on_thread_begin(ompt_thread_t k, ompt_data_t *d) { (void)k, (void)d; }
@@ -85,6 +108,7 @@ static int init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data)
     (void)dev, (void)data;
     const char *m = getenv("FLOOR_MODE");
     stamps = m && !strcmp(m, "stamps");
+    use_tsc = clocksource_is_tsc();
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 #define REG(ev, fn) set(ev, (ompt_callback_t)(fn));
     OMPF_TOOL_CALLBACKS(REG) /* the same callbacks as libompfuse.so */
