@@ -66,7 +66,7 @@ def main():
     except OSError:
         cs = "unknown"
     print("clock of the tool and of (s): %s (clocksource %s)" % (
-        "rdtsc" if cs == "tsc" else "clock_gettime(CLOCK_MONOTONIC_RAW)", cs))
+        "rdtsc" if "tsc" in cs else "clock_gettime(CLOCK_MONOTONIC_RAW)", cs))
     for work, th in (("tasks", 1), ("chunks", 2)):
         per = {m: [] for m in modes}
         for _ in range(a.reps):
