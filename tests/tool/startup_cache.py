@@ -4,10 +4,12 @@
 usage: startup_cache.py --tool LIB --ompfuse OMPFUSE --prog TOOL_MIX --workdir DIR
 
 - without OMPFUSE_CACHE_DIR: libpfm4 is initialised (its LIBPFM_DEBUG lines)
-  and no cache file is written;
+  and no cache file is written; libpfm4 and hwloc are loaded then (the
+  dynamic loader's LD_DEBUG=libs lines: the tool opens them on first use);
 - with it, the first run writes DIR/.startup-<boot id> (events, clock,
-  topology) and the next run initialises no libpfm4 and records the same
-  event encodings and CPU -> core/NUMA as the uncached run;
+  topology) and the next run initialises no libpfm4, loads neither
+  library, and records the same event encodings and CPU -> core/NUMA as
+  the uncached run;
 - what the file says is what the tool uses (a planted encoding and
   topology show up in the profile), a file of another boot is ignored, and
   a topology read under another CPU affinity is read again;
@@ -16,6 +18,7 @@ usage: startup_cache.py --tool LIB --ompfuse OMPFUSE --prog TOOL_MIX --workdir D
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,7 +46,8 @@ def run(out, cache=None, extra=None):
            k not in ("OMP_TOOL_LIBRARIES", "OMP_NUM_THREADS")}
     env.update(OMP_TOOL_LIBRARIES=A.tool, OMPFUSE_OUTPUT=out,
                OMPFUSE_EVENTS=EVENTS, OMP_NUM_THREADS="2",
-               OMPFUSE_VERBOSE="1", LIBPFM_DEBUG="1", LIBPFM_VERBOSE="1")
+               OMPFUSE_VERBOSE="1", LIBPFM_DEBUG="1", LIBPFM_VERBOSE="1",
+               LD_DEBUG="libs")
     if cache:
         env["OMPFUSE_CACHE_DIR"] = cache
     env.update(extra or {})
@@ -70,6 +74,13 @@ def libpfm_initialised(stderr):
     return "pfmlib" in stderr
 
 
+def loaded(stderr, soname):
+    """Whether the dynamic loader initialised a library of that name."""
+    return any(os.path.basename(p) == soname or
+               os.path.basename(p).startswith(soname + ".")
+               for p in re.findall(r"calling init: (\S+)", stderr))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -85,6 +96,9 @@ def main():
 
     err = run(os.path.join(w, "plain.ompf"))
     check(libpfm_initialised(err), "without a cache libpfm4 is initialised")
+    check(loaded(err, "libpfm.so") and loaded(err, "libhwloc.so"),
+          "without a cache libpfm4 and hwloc are loaded")
+    check(loaded(err, "libompfuse.so"), "LD_DEBUG=libs shows the tool loaded")
     check(os.listdir(cdir) == [], "without OMPFUSE_CACHE_DIR no file")
     plain_enc, plain_cpus = profile(os.path.join(w, "plain.ompf"))
     check(all(e[1] == 1 for e in plain_enc), "software events encoded")
@@ -115,6 +129,10 @@ def main():
     err = run(os.path.join(w, "second.ompf"), cdir)
     check(not libpfm_initialised(err),
           "second run initialises no libpfm4: %s" % err[:400])
+    check(loaded(err, "libompfuse.so") and not loaded(err, "libpfm.so") and
+          not loaded(err, "libhwloc.so"),
+          "second run loads neither libpfm4 nor hwloc: %s" %
+          re.findall(r"calling init: \S+", err))
     check("start-up cache" in err and "used" in err, "second run uses it")
     enc, cpus = profile(os.path.join(w, "second.ompf"))
     check(enc == plain_enc, "cached encodings %s == libpfm4's %s" % (enc, plain_enc))
