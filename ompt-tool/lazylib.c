@@ -7,8 +7,10 @@
  * functions it calls stand in for theirs, open the library once with
  * dlopen and forward.  The version script (exports.map) keeps them out of
  * the tool's exported symbols, so a program's own libpfm4 or hwloc is
- * untouched.  A library that cannot be loaded reads as one that failed:
- * pfm_initialize returns PFM_ERR_NOINIT, hwloc_topology_init -1. */
+ * untouched.  A library that cannot be loaded reads as one that failed
+ * (tests/tool/startup_cache.py makes both unloadable):
+ * pfm_initialize returns PFM_ERR_NOINIT (pfm_strerror then says why),
+ * hwloc_topology_init -1 (the topology is unknown). */
 #include <dlfcn.h>
 #include <hwloc.h>
 #include <perfmon/pfmlib.h>
@@ -16,120 +18,149 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct lazy {
-    const char *soname;
+/* Each library's functions, looked up once when it is opened. */
+static struct {
     pthread_once_t once;
-    void *h;
     char why[256]; /* dlerror() when it could not be loaded */
-} lazy_t;
+    __typeof__(&pfm_initialize) initialize;
+    __typeof__(&pfm_strerror) strerror;
+    __typeof__(&pfm_get_pmu_info) get_pmu_info;
+    __typeof__(&pfm_get_os_event_encoding) get_os_event_encoding;
+} pfm = {PTHREAD_ONCE_INIT, "", NULL, NULL, NULL, NULL};
 
-static lazy_t pfm = {OMPF_PFM_SONAME, PTHREAD_ONCE_INIT, NULL, ""};
-static lazy_t hw = {OMPF_HWLOC_SONAME, PTHREAD_ONCE_INIT, NULL, ""};
+static struct {
+    pthread_once_t once;
+    __typeof__(&hwloc_topology_init) topology_init;
+    __typeof__(&hwloc_topology_load) topology_load;
+    __typeof__(&hwloc_topology_destroy) topology_destroy;
+    __typeof__(&hwloc_get_type_depth) get_type_depth;
+    __typeof__(&hwloc_get_nbobjs_by_depth) get_nbobjs_by_depth;
+    __typeof__(&hwloc_get_obj_by_depth) get_obj_by_depth;
+    __typeof__(&hwloc_bitmap_iszero) bitmap_iszero;
+    __typeof__(&hwloc_bitmap_isincluded) bitmap_isincluded;
+} hw = {PTHREAD_ONCE_INIT, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
-static void open_lib(lazy_t *l)
+/* dlsym's void * into a function pointer (POSIX guarantees the two have
+ * the same representation; C does not convert them).  All of a library's
+ * functions or none: a partial set would fail in the middle of a call. */
+#define GET(h, ok, field, name)                      \
+    do {                                             \
+        void *p_ = (h) ? dlsym((h), #name) : NULL;   \
+        memcpy(&(field), &p_, sizeof(field));        \
+        (ok) &= p_ != NULL;                          \
+    } while (0)
+
+static void open_pfm(void)
 {
-    l->h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
-    if (!l->h) {
+    void *h = dlopen(OMPF_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
         const char *e = dlerror();
-        snprintf(l->why, sizeof l->why, "%s", e ? e : l->soname);
+        snprintf(pfm.why, sizeof pfm.why, "%s; install libpfm4 (on Debian: apt-get install libpfm4)",
+                 e ? e : OMPF_PFM_SONAME " not found");
+        return;
+    }
+    int ok = 1;
+    GET(h, ok, pfm.initialize, pfm_initialize);
+    GET(h, ok, pfm.strerror, pfm_strerror);
+    GET(h, ok, pfm.get_pmu_info, pfm_get_pmu_info);
+    GET(h, ok, pfm.get_os_event_encoding, pfm_get_os_event_encoding);
+    if (!ok) {
+        snprintf(pfm.why, sizeof pfm.why, "%s lacks a function ompfuse calls", OMPF_PFM_SONAME);
+        memset(&pfm.initialize, 0, sizeof pfm.initialize);
     }
 }
-static void open_pfm(void) { open_lib(&pfm); }
-static void open_hw(void) { open_lib(&hw); }
 
-/* The library's own definition of name, NULL when it cannot be had. */
-static void *sym(lazy_t *l, void (*opener)(void), const char *name)
+static void open_hw(void)
 {
-    pthread_once(&l->once, opener);
-    return l->h ? dlsym(l->h, name) : NULL;
+    void *h = dlopen(OMPF_HWLOC_SONAME, RTLD_NOW | RTLD_LOCAL);
+    int ok = h != NULL;
+    GET(h, ok, hw.topology_init, hwloc_topology_init);
+    GET(h, ok, hw.topology_load, hwloc_topology_load);
+    GET(h, ok, hw.topology_destroy, hwloc_topology_destroy);
+    GET(h, ok, hw.get_type_depth, hwloc_get_type_depth);
+    GET(h, ok, hw.get_nbobjs_by_depth, hwloc_get_nbobjs_by_depth);
+    GET(h, ok, hw.get_obj_by_depth, hwloc_get_obj_by_depth);
+    GET(h, ok, hw.bitmap_iszero, hwloc_bitmap_iszero);
+    GET(h, ok, hw.bitmap_isincluded, hwloc_bitmap_isincluded);
+    if (!ok) /* the topology is then unknown: no object is ever made */
+        memset(&hw.topology_init, 0, sizeof hw.topology_init);
 }
 
-/* A function pointer from dlsym's void * (POSIX guarantees the two have
- * the same representation; C does not convert them). */
-#define FN(var, lib, opener, name)                    \
-    __typeof__(&name) var;                            \
-    do {                                              \
-        void *p_ = sym(&(lib), opener, #name);        \
-        memcpy(&var, &p_, sizeof var);                \
-    } while (0)
+#define PFM() pthread_once(&pfm.once, open_pfm)
+#define HW() pthread_once(&hw.once, open_hw)
 
 /* ---- libpfm4 (counters/counters.c) ---- */
 
 pfm_err_t pfm_initialize(void)
 {
-    FN(f, pfm, open_pfm, pfm_initialize);
-    return f ? f() : PFM_ERR_NOINIT;
+    PFM();
+    return pfm.initialize ? pfm.initialize() : PFM_ERR_NOINIT;
 }
 
 const char *pfm_strerror(int code)
 {
-    FN(f, pfm, open_pfm, pfm_strerror);
-    if (f)
-        return f(code);
+    PFM();
+    if (pfm.initialize)
+        return pfm.strerror(code);
     return pfm.why[0] ? pfm.why : "libpfm4 is not loaded";
 }
 
 pfm_err_t pfm_get_pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *output)
 {
-    FN(f, pfm, open_pfm, pfm_get_pmu_info);
-    return f ? f(pmu, output) : PFM_ERR_NOINIT;
+    PFM();
+    return pfm.initialize ? pfm.get_pmu_info(pmu, output) : PFM_ERR_NOINIT;
 }
 
 pfm_err_t pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os,
                                     void *args)
 {
-    FN(f, pfm, open_pfm, pfm_get_os_event_encoding);
-    return f ? f(str, dfl_plm, os, args) : PFM_ERR_NOINIT;
+    PFM();
+    return pfm.initialize ? pfm.get_os_event_encoding(str, dfl_plm, os, args)
+                          : PFM_ERR_NOINIT;
 }
 
-/* ---- hwloc (topo.c, with what its inline helpers call) ---- */
+/* ---- hwloc (topo.c, with what its inline helpers call) ----
+ * Only hwloc_topology_init can fail for want of the library: the others
+ * are called on a topology it made. */
 
 int hwloc_topology_init(hwloc_topology_t *topologyp)
 {
-    FN(f, hw, open_hw, hwloc_topology_init);
-    return f ? f(topologyp) : -1;
+    HW();
+    return hw.topology_init ? hw.topology_init(topologyp) : -1;
 }
 
 int hwloc_topology_load(hwloc_topology_t topology)
 {
-    FN(f, hw, open_hw, hwloc_topology_load);
-    return f ? f(topology) : -1;
+    return hw.topology_load(topology);
 }
 
 void hwloc_topology_destroy(hwloc_topology_t topology)
 {
-    FN(f, hw, open_hw, hwloc_topology_destroy);
-    if (f)
-        f(topology);
+    hw.topology_destroy(topology);
 }
 
 int hwloc_get_type_depth(hwloc_topology_t topology, hwloc_obj_type_t type)
 {
-    FN(f, hw, open_hw, hwloc_get_type_depth);
-    return f ? f(topology, type) : HWLOC_TYPE_DEPTH_UNKNOWN;
+    return hw.get_type_depth(topology, type);
 }
 
 unsigned hwloc_get_nbobjs_by_depth(hwloc_topology_t topology, int depth)
 {
-    FN(f, hw, open_hw, hwloc_get_nbobjs_by_depth);
-    return f ? f(topology, depth) : 0;
+    return hw.get_nbobjs_by_depth(topology, depth);
 }
 
 hwloc_obj_t hwloc_get_obj_by_depth(hwloc_topology_t topology, int depth, unsigned idx)
 {
-    FN(f, hw, open_hw, hwloc_get_obj_by_depth);
-    return f ? f(topology, depth, idx) : NULL;
+    return hw.get_obj_by_depth(topology, depth, idx);
 }
 
 int hwloc_bitmap_iszero(hwloc_const_bitmap_t bitmap)
 {
-    FN(f, hw, open_hw, hwloc_bitmap_iszero);
-    return f ? f(bitmap) : 1;
+    return hw.bitmap_iszero(bitmap);
 }
 
 int hwloc_bitmap_isincluded(hwloc_const_bitmap_t sub_bitmap,
                             hwloc_const_bitmap_t super_bitmap)
 {
-    FN(f, hw, open_hw, hwloc_bitmap_isincluded);
-    return f ? f(sub_bitmap, super_bitmap) : 0;
+    return hw.bitmap_isincluded(sub_bitmap, super_bitmap);
 }

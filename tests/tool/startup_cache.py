@@ -13,6 +13,11 @@ usage: startup_cache.py --tool LIB --ompfuse OMPFUSE --prog TOOL_MIX --workdir D
 - what the file says is what the tool uses (a planted encoding and
   topology show up in the profile), a file of another boot is ignored, and
   a topology read under another CPU affinity is read again;
+- with the libraries made unloadable (/dev/null bound over their files in
+  a private mount namespace; needs root): a warm cache profiles fully
+  without either, and without a cache the program still runs unchanged,
+  its events failed with a reason naming libpfm4, its XUs without core
+  and NUMA node when hwloc is missing;
 - `ompfuse run` gives its runs the campaign directory as the cache.
 """
 import argparse
@@ -40,7 +45,7 @@ def boot_id():
         return f.read().strip()
 
 
-def run(out, cache=None, extra=None):
+def run(out, cache=None, extra=None, hide=(), want_stdout=False):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMPFUSE_", "LIBPFM_")) and
            k not in ("OMP_TOOL_LIBRARIES", "OMP_NUM_THREADS")}
@@ -51,17 +56,24 @@ def run(out, cache=None, extra=None):
     if cache:
         env["OMPFUSE_CACHE_DIR"] = cache
     env.update(extra or {})
-    p = subprocess.run([A.prog, "fib", "12"], env=env, capture_output=True,
-                       text=True, timeout=120)
+    cmd = [A.prog, "fib", "12"]
+    if hide:  # these files unreadable as libraries, for this run only
+        binds = " && ".join("mount --bind /dev/null '%s'" % h for h in hide)
+        cmd = ["unshare", "-m", "sh", "-c", binds + ' && exec "$@"', "sh"] + cmd
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, "run exits 0: %s" % p.stderr[-1500:])
-    return p.stderr
+    return (p.stderr, p.stdout) if want_stdout else p.stderr
 
 
-def profile(path):
+def export(path):
     p = subprocess.run([A.ompfuse, "export", "--format", "json", path],
                        capture_output=True, text=True)
     check(p.returncode == 0, "export %s: %s" % (path, p.stderr))
-    d = json.loads(p.stdout)["profiles"][0]
+    return json.loads(p.stdout)["profiles"][0]
+
+
+def profile(path):
+    d = export(path)
     enc = [(e["name"], e["perf_type"], e["config"], e["config1"],
             e["config2"], e["flags"]) for e in d["events"]]
     cpus = {}
@@ -94,8 +106,10 @@ def main():
     os.makedirs(cdir)
     cfile = os.path.join(cdir, ".startup-" + boot_id())
 
-    err = run(os.path.join(w, "plain.ompf"))
+    err, plain_out = run(os.path.join(w, "plain.ompf"), want_stdout=True)
     check(libpfm_initialised(err), "without a cache libpfm4 is initialised")
+    libs = {os.path.basename(f).split(".so")[0]: f
+            for f in re.findall(r"calling init: (\S+)", err)}
     check(loaded(err, "libpfm.so") and loaded(err, "libhwloc.so"),
           "without a cache libpfm4 and hwloc are loaded")
     check(loaded(err, "libompfuse.so"), "LD_DEBUG=libs shows the tool loaded")
@@ -141,6 +155,41 @@ def main():
               "cpu %d: cached core/numa %s == hwloc's %s" % (cpu, cpus[cpu], plain_cpus[cpu]))
     check(cpus and all(len(v) == 1 for v in cpus.values()),
           "one core/numa per cpu: %s" % cpus)
+
+    # Neither library is needed with the cache: made unloadable, the run
+    # profiles as before.  Without the cache the program is unchanged and
+    # the profile says what is missing.
+    hide = [libs.get("libpfm"), libs.get("libhwloc")]
+    if check(all(hide), "library paths from LD_DEBUG: %s" % libs):
+        err, out = run(os.path.join(w, "nolibs.ompf"), cdir, hide=hide, want_stdout=True)
+        check(out == plain_out, "warm cache, no libraries: the program's output unchanged")
+        check(not loaded(err, "libpfm.so") and not loaded(err, "libhwloc.so"),
+              "warm cache, no libraries: none loaded")
+        d = export(os.path.join(w, "nolibs.ompf"))
+        check([e["status"] for e in d["events"]] == ["counted", "counted"] and
+              any(x["values"][0] > 0 for x in d["xus"]),
+              "warm cache, no libraries: both events counted: %s" % d["events"])
+        enc, cpus = profile(os.path.join(w, "nolibs.ompf"))
+        check(enc == plain_enc and all(len(v) == 1 and -1 not in next(iter(v))
+                                       for v in cpus.values()),
+              "warm cache, no libraries: encodings and topology from the cache")
+
+        err, out = run(os.path.join(w, "nopfm.ompf"), hide=hide[:1], want_stdout=True)
+        check(out == plain_out, "no libpfm4, no cache: the program's output unchanged")
+        d = export(os.path.join(w, "nopfm.ompf"))
+        check(all(e["status"] == "failed" and "libpfm.so" in (e["reason"] or "")
+                  for e in d["events"]) and d["events"],
+              "no libpfm4, no cache: events failed, the reason names it: %s" % d["events"])
+        check("libpfm.so" in err, "no libpfm4: said on stderr: %s" % err[-800:])
+        check(d["xus"], "no libpfm4, no cache: XUs still recorded")
+
+        err, out = run(os.path.join(w, "nohwloc.ompf"), hide=hide[1:], want_stdout=True)
+        check(out == plain_out, "no hwloc, no cache: the program's output unchanged")
+        d = export(os.path.join(w, "nohwloc.ompf"))
+        check(d["xus"] and all(x["core"] == -1 and x["numa"] == -1 for x in d["xus"]) and
+              [e["status"] for e in d["events"]] == ["counted", "counted"],
+              "no hwloc, no cache: events counted, XUs without core and node: %s" %
+              (d["xus"][:1],))
 
     # What the file says is used: a planted encoding (PAGE-FAULTS as config
     # 0, CPU-CLOCK) and topology (every CPU on core 7, node 5).
