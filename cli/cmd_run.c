@@ -23,6 +23,8 @@ static void usage(FILE *f)
         "(OMP_TOOL_LIBRARIES), one profile per run: DIR/<role>-<line>-r<repeat>.ompf,\n"
         "and DIR/manifest.tsv.  Running the same command again (or --resume DIR)\n"
         "resumes: complete, valid profiles are kept, everything else is run again.\n"
+        "A DIR holding runs of another command, plan or OpenMP environment (OMP_*,\n"
+        "KMP_*: DIR/run.env) is refused.\n"
         "The program is first run once without the tool; if that fails, nothing\n"
         "starts.\n"
         "\n"
@@ -251,6 +253,55 @@ static void save_command(const cli_t *c, const ompf_plan_t *plan, int argc,
     free(keep);
 }
 
+/* A directory that holds runs of another command: refused (exit 2), as
+ * its profiles would be kept and fused as runs of this one. */
+static int same_program(const cli_t *c, int argc, char **argv, const ompf_campaign_t *cp)
+{
+    char *cwd = NULL, **sv = NULL, here[PATH_MAX];
+    int sc = 0, any = 0;
+    ompf_error_t err;
+    memset(&err, 0, sizeof err);
+    for (size_t i = 0; i < ompf_campaign_run_count(cp) && !any; i++)
+        any = access(ompf_campaign_run_get(cp, i)->profile, F_OK) == 0;
+    if (!any || ompf_campaign_load_args(c->o.out_dir, &cwd, &sc, &sv, &err) != 0)
+        return 0; /* nothing kept, or made by an earlier ompfuse */
+    char **av = calloc((size_t)sc + 2, sizeof *av);
+    cli_t old;
+    int same = 1;
+    if (av) {
+        av[0] = "run";
+        for (int i = 0; i < sc; i++)
+            av[i + 1] = sv[i];
+        if (parse(sc + 1, av, &old) == 0) {
+            same = sc + 1 - old.prog == argc - c->prog &&
+                   (getcwd(here, sizeof here) && !strcmp(here, cwd));
+            for (int i = 0; same && i < argc - c->prog; i++)
+                same = !strcmp(av[old.prog + i], argv[c->prog + i]);
+        }
+    }
+    if (!same) {
+        char was[2048], is[2048];
+        size_t o = 0, p = 0;
+        was[0] = is[0] = 0;
+        for (int i = old.prog; i < sc + 1 && o < sizeof was; i++)
+            o += (size_t)snprintf(was + o, sizeof was - o, "%s%s", i > old.prog ? " " : "",
+                                  av[i]);
+        for (int i = c->prog; i < argc && p < sizeof is; i++)
+            p += (size_t)snprintf(is + p, sizeof is - p, "%s%s", i > c->prog ? " " : "",
+                                  argv[i]);
+        fprintf(stderr,
+                "ompfuse run: %s holds the runs of another command ('%s' in %s; this is "
+                "'%s' in %s): they would be kept as runs of this one.  Choose another "
+                "--out, remove %s, or continue that campaign with 'ompfuse run "
+                "--resume %s'\n",
+                c->o.out_dir, was, cwd, is, getcwd(here, sizeof here) ? here : "?",
+                c->o.out_dir, c->o.out_dir);
+    }
+    free(av);
+    ompf_campaign_free_args(cwd, sv);
+    return same ? 0 : 2;
+}
+
 static int execute(cli_t *c, int argc, char **argv, int save)
 {
     if (!c->plan_path || !c->o.out_dir) {
@@ -301,6 +352,18 @@ static int execute(cli_t *c, int argc, char **argv, int save)
     int rc = ompf_campaign_create(plan, argv + c->prog, &c->o, &cp, &err);
     if (rc) {
         fprintf(stderr, "ompfuse run: %s\n", err.msg);
+        ompf_uphold_destroy(c->o.hold);
+        ompf_plan_destroy(plan);
+        return 2;
+    }
+    /* runs already in DIR must be this campaign's: same command, plan and
+     * OpenMP environment (an array task belongs to its submitter's) */
+    if (c->task < 0 &&
+        ((save && (rc = same_program(c, argc, argv, cp)) != 0) ||
+         ompf_campaign_check_plan(cp, &err) != 0 || ompf_campaign_check_env(cp, &err) != 0)) {
+        if (!rc)
+            fprintf(stderr, "ompfuse run: %s\n", err.msg);
+        ompf_campaign_destroy(cp);
         ompf_uphold_destroy(c->o.hold);
         ompf_plan_destroy(plan);
         return 2;

@@ -17,7 +17,7 @@ static int same_str(const char *a, const char *b)
     return !strcmp(a, b);
 }
 
-/* argv is stored joined by \x1f: show it with spaces. */
+/* argv and omp_env are stored joined by \x1f: show them with spaces. */
 static void show(char *buf, size_t len, const char *v)
 {
     if (!v) {
@@ -153,15 +153,21 @@ static int check_duplicates(fz_ctx_t *c, char *forced, size_t flen)
 
 int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen)
 {
-    static const char *const keys[] = {"program", "argv", "team_size"};
+    /* omp_env: OMP_SCHEDULE alone turns a schedule(runtime) loop's chunks
+     * into others (static chunk sets against dynamic chunks) */
+    static const char *const keys[] = {"program", "argv", "team_size", "omp_env"};
     ompf_fuse_report_t *r = c->rep;
     int rc;
     forced[0] = 0;
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         /* Reference: the first input that records the key. */
         size_t ref = 0;
         while (ref < c->n && !ompf_meta_get(c->runs[ref].p, keys[k]))
             ref++;
+        /* omp_env is younger than the others: profiles of earlier tools
+         * lack it, and saying so for each would be noise */
+        if (ref == c->n && !strcmp(keys[k], "omp_env"))
+            continue;
         if (ref == c->n) {
             /* NULL == NULL proves nothing: say so. */
             if (fz_note(r, "%s not recorded in any input: cannot be checked",
@@ -193,8 +199,9 @@ int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen)
                 return ompf_error_set(
                     c->err, OMPF_EMISMATCH,
                     "%s and %s differ in %s (%s vs %s): fusion needs runs of "
-                    "the same program with the same arguments and team size; "
-                    "pass --force to combine them anyway",
+                    "the same program with the same arguments, team size and "
+                    "OpenMP environment (OMP_*, KMP_*); pass --force to "
+                    "combine them anyway",
                     r->in_name[ref], r->in_name[i], keys[k], a, b);
             if (fz_note(r, "forced: %s and %s differ in %s (%s vs %s)",
                         r->in_name[ref], r->in_name[i], keys[k], a, b))

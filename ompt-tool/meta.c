@@ -98,6 +98,16 @@ int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
     }
     rc |= ompf_meta_set(p, "omp_runtime",
                         runtime_version ? runtime_version : "unknown");
+    {
+        /* the OpenMP environment: runs to be fused must share it */
+        extern char **environ;
+        size_t need = ompf_omp_env(environ, NULL, 0);
+        char *env = malloc(need + 1);
+        if (env)
+            ompf_omp_env(environ, env, need + 1);
+        rc |= env ? ompf_meta_set(p, "omp_env", env) : OMPF_ENOMEM;
+        free(env);
+    }
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

@@ -142,6 +142,16 @@ int ompf_campaign_execute_slurm(ompf_campaign_t *c, const char *ompfuse_exe,
 int ompf_campaign_slurm_task(ompf_campaign_t *c, size_t index,
                              ompf_error_t *err);
 
+/* Whether the runs already in the campaign's directory are this
+ * campaign's (campaign/same.c): 0, or OMPF_EMISMATCH with err naming the
+ * profile or the variables and what to do.  check_plan: every profile
+ * there of the plan it was made with (DIR/plan.txt) is a run of this
+ * plan with the same events.  check_env: the OpenMP environment (OMP_*,
+ * KMP_*; ompf_omp_env) the runs get equals DIR/run.env's when any
+ * profile is there, and DIR/run.env records it otherwise. */
+int ompf_campaign_check_plan(const ompf_campaign_t *c, ompf_error_t *err);
+int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err);
+
 /* DIR/run.args: the command that made a campaign, for `--resume DIR`.
  * save: the working directory and argv[0..argc-1].  load: *cwd and a
  * NULL-terminated *argv (*argc entries); free both with free_args. */

@@ -194,13 +194,18 @@ void ompf_profile_destroy(ompf_profile_t *p);
 /* Metadata: an ordered list of string key/value pairs.  Well-known keys
  * (see docs/format.md): format_version, tool_version, program, argv
  * (arguments joined by \x1f), hostname, cpu_model, kernel, omp_runtime,
- * team_size, start_time, mode, role, pmu_slots, run_id, strategy,
+ * team_size, omp_env, start_time, mode, role, pmu_slots, run_id, strategy,
  * strategy_params, forced. */
 int ompf_meta_set(ompf_profile_t *p, const char *key, const char *value);
 const char *ompf_meta_get(const ompf_profile_t *p, const char *key); /*NULL*/
 /* This machine's CPU model as profiles record it (metadata cpu_model):
  * /proc/cpuinfo's model name, "unknown" when there is none. */
 void ompf_cpu_model(char *buf, size_t len);
+/* The OpenMP environment of envp as profiles record it (metadata
+ * omp_env): its OMP_* and KMP_* variables but the tool's own (OMP_TOOL*),
+ * sorted, joined by \x1f ("" when none).  Returns the length it needs
+ * (not counting the NUL); buf holds all of it when that is below len. */
+size_t ompf_omp_env(char *const *envp, char *buf, size_t len);
 size_t ompf_meta_count(const ompf_profile_t *p);
 int ompf_meta_at(const ompf_profile_t *p, size_t i, const char **key,
                  const char **value);

@@ -331,7 +331,8 @@ def test_fullfs(tmp):
             check(not os.path.exists(os.path.join(out, ".ompfuse-lock")),
                   "%d KiB: the lock is released" % free_kib)
             subprocess.run(["rm", "-rf", out, filler], check=True)
-        # ompfuse run: the manifest cannot be written
+        # ompfuse run: its first file cannot be written (DIR/run.env, the
+        # runs' OpenMP environment, then the manifest)
         plan = os.path.join(tmp, "p.plan")
         write_plan(plan, PLAN)
         with open(os.path.join(mnt, "filler"), "wb") as f:
@@ -342,8 +343,9 @@ def test_fullfs(tmp):
         out = os.path.join(mnt, "run")
         r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out, "--", FAKE, "x"],
                            env=env(), capture_output=True, text=True, timeout=60)
-        check(r.returncode == 2 and os.path.join(out, "manifest.tsv") in r.stderr
-              and os.strerror(28) in r.stderr, "run: exit %d, %s" % (r.returncode, r.stderr))
+        check(r.returncode == 2 and os.strerror(28) in r.stderr and
+              any(os.path.join(out, f) in r.stderr for f in ("run.env", "manifest.tsv")),
+              "run: exit %d, %s" % (r.returncode, r.stderr))
         check(not empty_or_tmp_files(mnt), "run: empty files %s" % empty_or_tmp_files(mnt))
     finally:
         if subprocess.run(["umount", mnt]).returncode != 0:

@@ -1204,6 +1204,56 @@ def t_hem_no_pmu():
               "%s: TASK-CLOCK estimates missing" % mode)
 
 
+def t_omp_env():
+    """The OpenMP environment is recorded (metadata omp_env: OMP_* and
+    KMP_* but OMP_TOOL*) and `combine` refuses runs that differ in it:
+    cg's schedule(runtime) loops under OMP_SCHEDULE=static and
+    dynamic,10 have different chunks (static chunk sets against loop
+    chunks), which no strategy pairs.  --force combines them with a note;
+    runs of one environment combine as before."""
+    check(A.ompfuse and os.path.exists(A.ompfuse), "ompfuse not given")
+    cg = os.path.join(A.bindir, "cg")
+    runs = [("static", "perf::TASK-CLOCK"), ("dynamic,10", "perf::PAGE-FAULTS"),
+            ("static", "perf::PAGE-FAULTS")]
+    outs = []
+    for i, (sched, ev) in enumerate(runs):
+        o = out("ompenv-%d" % i)
+        r = run(cg, ["S"], o, threads=2,
+                env_extra={"OMP_SCHEDULE": sched, "OMPFUSE_EVENTS": ev,
+                           "KMP_BLOCKTIME": "0"})
+        check(r.returncode == 0, "cg S under OMP_SCHEDULE=%s: rc %d %s" %
+              (sched, r.returncode, r.stderr[-500:]))
+        outs.append(o)
+        got = Profile(o).meta.get("omp_env")
+        want = "KMP_BLOCKTIME=0\x1fOMP_NUM_THREADS=2\x1fOMP_SCHEDULE=%s" % sched
+        check(got == want, "omp_env recorded %r, want %r (OMP_TOOL_LIBRARIES "
+              "left out, sorted)" % (got, want))
+
+    def combine(ins, *extra):
+        return subprocess.run([A.ompfuse, "combine", "--strategy", "lgl", "-o",
+                               out("ompenv-fused")] + list(extra) + ins,
+                              capture_output=True, text=True, timeout=120)
+    if os.path.exists(out("ompenv-fused")):
+        os.unlink(out("ompenv-fused"))
+    r = combine(outs[:2])
+    print(r.stderr.strip())
+    check(r.returncode == 2 and "differ in omp_env" in r.stderr and
+          "OMP_SCHEDULE=static" in r.stderr
+          and "OMP_SCHEDULE=dynamic,10" in r.stderr and outs[0] in r.stderr and
+          outs[1] in r.stderr and "--force" in r.stderr,
+          "runs of two schedules refused, naming both files and values: %d %s" %
+          (r.returncode, r.stderr))
+    check(not os.path.exists(out("ompenv-fused")), "nothing written when refused")
+    r = combine(outs[:2], "--force")
+    check(r.returncode == 0 and "differ in omp_env" in r.stdout + r.stderr and
+          "forced" in r.stdout + r.stderr,
+          "--force combines them and says so: %d %s" % (r.returncode, r.stdout[-800:]))
+    r = combine([outs[0], outs[2]])
+    check(r.returncode == 0 and "differ in omp_env" not in r.stdout + r.stderr,
+          "runs of one environment combine without a word on it: %d %s" %
+          (r.returncode, r.stderr[-500:]))
+
+
 TESTS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 
 

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""`ompfuse run` into a directory that already holds runs keeps the
+complete ones (the resume rule); they must be runs of this campaign, or
+they would be fused as runs of this command.  Each of these is refused
+with exit 2, one message naming what differs and what to do, and the
+directory left as it was (every file's bytes, no run started):
+
+  - another program command (other arguments);
+  - another OpenMP environment: OMP_NUM_THREADS changed, OMP_SCHEDULE
+    added, a --env setting that overrides the environment, and
+    `--resume DIR` from a changed environment;
+  - another plan whose run of the same name counts other events, and a
+    plan that lacks a run already made.
+
+A plan that only adds runs is accepted (the new runs are made, the old
+ones kept), as is the same command again and `--resume` in the same
+environment.
+
+usage: test_same_campaign.py OMPFUSE FAKEPROG
+"""
+import collections
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from fakecampaign import check, failures, log_entries
+
+OMPFUSE, FAKE = (os.path.abspath(a) for a in sys.argv[1:3])
+
+
+def starts(log):
+    """Runs fakeprog started, by name."""
+    return collections.Counter({n: k for (w, n), k in log_entries(log).items() if w == "start"})
+
+
+def snapshot(d):
+    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
+            if not f.startswith(".ompfuse-lock")}
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ompf-same-")
+    log = os.path.join(tmp, "fake.log")
+    base = dict(os.environ, FAKE_LOG=log, OMPFUSE_TOOL=FAKE)
+    for k in list(base):
+        if k.startswith(("OMP_", "KMP_", "FAKE_FAIL", "OMPFUSE_PMU")):
+            del base[k]
+    base["OMP_NUM_THREADS"] = "2"
+    shutil.copy(FAKE, os.path.join(tmp, "prog"))
+    plans = {
+        "a": "# slots: 2\nlgl 1 perf::TASK-CLOCK\nlgl 1 perf::CPU-CLOCK\n",
+        "other": "# slots: 2\nlgl 1 perf::TASK-CLOCK,perf::PAGE-FAULTS\nlgl 1 perf::CPU-CLOCK\n",
+        "more": "# slots: 2\nlgl 1 perf::TASK-CLOCK\nlgl 1 perf::CPU-CLOCK\n"
+                "reference 1 perf::TASK-CLOCK,perf::CPU-CLOCK\n",
+    }
+    for k, v in plans.items():
+        open(os.path.join(tmp, k + ".plan"), "w").write(v)
+    d = os.path.join(tmp, "runs")
+
+    def run(args, env=None, **extra):
+        e = dict(env or base, **extra)
+        r = subprocess.run([OMPFUSE, "run"] + args, cwd=tmp, env=e, capture_output=True,
+                           text=True, timeout=120)
+        print("     $ ompfuse run %s -> %d" % (" ".join(args), r.returncode))
+        for l in r.stderr.splitlines():
+            print("     | " + l)
+        return r
+
+    cmd = lambda plan, *prog: ["--plan", plan + ".plan", "--out", "runs", "--", "./prog"] + \
+        list(prog or ["x"])
+    r = run(cmd("a"))
+    check(r.returncode == 0 and os.path.exists(os.path.join(d, "lgl-2-r1.ompf")),
+          "first campaign: exit 0, its runs made")
+    check(open(os.path.join(d, "run.env")).read() == "OMP_NUM_THREADS=2\n",
+          "run.env records the runs' OpenMP environment")
+
+    def refused(r, what, *words):
+        ok = r.returncode == 2 and all(w in r.stderr for w in words) and \
+            len(r.stderr.strip().splitlines()) == 1
+        check(ok, "%s: exit 2, one line naming %s" % (what, words))
+
+    cases = [
+        ("other arguments", cmd("a", "y"), {},
+         ("another command", "'./prog x'", "'./prog y'", "--resume")),
+        ("OMP_NUM_THREADS changed", cmd("a"), {"OMP_NUM_THREADS": "1"},
+         ("OpenMP environment", "OMP_NUM_THREADS '1' now, '2' then", "run.env")),
+        ("OMP_SCHEDULE added", cmd("a"), {"OMP_SCHEDULE": "static"},
+         ("OMP_SCHEDULE 'static' now, unset then",)),
+        ("--env overrides the environment", ["--env", "OMP_NUM_THREADS=3"] + cmd("a"), {},
+         ("OMP_NUM_THREADS '3' now, '2' then",)),
+        ("a plan counting other events", cmd("other"), {},
+         ("another plan", "lgl-1-r1.ompf", "perf::TASK-CLOCK,perf::PAGE-FAULTS", "--resume")),
+        ("--resume in another environment", ["--resume", "runs"], {"OMP_NUM_THREADS": "4"},
+         ("OMP_NUM_THREADS '4' now, '2' then",)),
+    ]
+    for what, args, extra, words in cases:
+        before, logged = snapshot(d), starts(log)
+        r = run(args, **extra)
+        refused(r, what, *words)
+        check(snapshot(d) == before and starts(log) == logged,
+              "%s: nothing in the directory changed, nothing ran" % what)
+
+    logged = starts(log)
+    r = run(cmd("more"))
+    ran = starts(log) - logged
+    check(r.returncode == 0 and ran == collections.Counter({"reference-3-r1": 1, "plain": 1}),
+          "a plan that adds runs: exit 0, only the new run made (%s)" % dict(ran))
+    before = snapshot(d)
+    r = run(cmd("a"))
+    refused(r, "a plan without a run already made", "another plan", "reference-3-r1.ompf")
+    check(snapshot(d) == before, "a plan without a run already made: nothing changed")
+    logged = starts(log)
+    r = run(cmd("more"))
+    check(r.returncode == 0 and "3 already complete (kept), 0 to run" in r.stderr and
+          not (starts(log) - logged) - collections.Counter({"plain": 1}),
+          "the same command again: exit 0, everything kept, no run made")
+    r = run(["--resume", "runs"])
+    check(r.returncode == 0 and "already complete" in r.stderr,
+          "--resume in the same environment: exit 0")
+
+    print("files kept in %s" % tmp if failures else "passed")
+    if not failures:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
