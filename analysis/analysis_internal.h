@@ -151,7 +151,12 @@ struct ompf_aresult {
 /* Value of column c for XU i; AEV_* status. */
 int ares_value(const ompf_aresult_t *r, size_t c, size_t i, double *v);
 /* An XU's expression variables: its event values, duration, iterations. */
-void ares_vars(const ompf_profile_t *p, const ompf_xu_t *x, const double *row, double *vars);
+/* The time XU i (record x) ran: the sum of its parts, end - start when it
+ * ran in one piece.  A task suspended while its children ran counts its
+ * own time only, as its counts do (docs/analysis.md). */
+double axu_time(const ompf_profile_t *p, size_t i, const ompf_xu_t *x);
+void ares_vars(const ompf_profile_t *p, size_t i, const ompf_xu_t *x, const double *row,
+               double *vars);
 /* Finds a column by name (events also by short name); -1 if none. */
 int ares_find_col(const ompf_aresult_t *r, const char *name);
 /* "construct" display name of XU i's construct (file:line or name). */

@@ -268,7 +268,7 @@ static void *group_worker(void *arg)
                     const double *row = ompf_xu_values_const(r->p, r->sel[s0 + k]);
                     for (size_t e = 0; e < nev; e++)
                         vm[e * CHUNK + k] = row[e];
-                    vm[AV_DURATION(nev) * CHUNK + k] = (double)(x->end_ns - x->start_ns);
+                    vm[AV_DURATION(nev) * CHUNK + k] = axu_time(r->p, r->sel[s0 + k], x);
                     vm[AV_ITERATIONS(nev) * CHUNK + k] = (double)x->iter_count;
                 }
                 for (size_t j = 0; j < cb; j++)
@@ -304,7 +304,7 @@ static void *group_worker(void *arg)
                     double v;
                     int st = AEV_OK;
                     if (col->kind == ACOL_TIME)
-                        v = (double)(x->end_ns - x->start_ns);
+                        v = axu_time(r->p, i, x);
                     else if (col->kind == ACOL_EVENT) {
                         v = row[col->event];
                         if (isnan(v)) /* the missing value is a NaN */
@@ -408,10 +408,14 @@ static int totals_and_gaps(const ompf_analysis_t *a, ompf_aresult_t *r, size_t *
     for (size_t i = 0; i < n; i++) {
         const ompf_xu_t *x = ompf_xu_get(r->p, i);
         const double *v = ompf_xu_values_const(r->p, i);
-        double d = (double)(x->end_ns - x->start_ns);
-        dur_all += d;
-        if (x->thread < r->nthreads)
-            thdur[x->thread] += d;
+        dur_all += axu_time(r->p, i, x);
+        /* per thread: each part where it ran (a task resumed elsewhere) */
+        uint32_t np = 0;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(r->p, i, &np, &one);
+        for (uint32_t k = 0; pt && k < np; k++)
+            if (pt[k].thread < r->nthreads)
+                thdur[pt[k].thread] += (double)(pt[k].end_ns - pt[k].start_ns);
         for (size_t e = 0; e < nev; e++)
             if (!ompf_is_missing(v[e]))
                 r->total[1 + e] += v[e];

@@ -373,7 +373,7 @@ int ompf_aresult_write_top_csv(const ompf_aresult_t *r, FILE *f, int first)
         ompf_csv_field(f, ares_construct_name(r->p, x->type));
         fprintf(f, ",%s,%u,%d,%d,%d,%llu,%llu", ompf_xu_kind_name((ompf_xu_kind_t)x->kind),
                 x->thread, x->cpu, x->core, x->numa, (unsigned long long)x->start_ns,
-                (unsigned long long)(x->end_ns - x->start_ns));
+                (unsigned long long)axu_time(r->p, r->top[i], x));
         for (size_t c = 1; c < r->ncols; c++) {
             double v;
             int s = ares_value(r, c, r->top[i], &v);

@@ -17,12 +17,24 @@ const char *ares_construct_name(const ompf_profile_t *p, uint32_t type)
     return c ? c->name : "?";
 }
 
+double axu_time(const ompf_profile_t *p, size_t i, const ompf_xu_t *x)
+{
+    if (x->parts <= 1)
+        return (double)(x->end_ns - x->start_ns);
+    uint32_t n = 0;
+    ompf_part_t one;
+    const ompf_part_t *pt = ompf_xu_parts(p, i, &n, &one);
+    uint64_t t = 0;
+    for (uint32_t k = 0; pt && k < n; k++)
+        t += pt[k].end_ns - pt[k].start_ns;
+    return (double)t;
+}
+
 int ares_value(const ompf_aresult_t *r, size_t c, size_t i, double *v)
 {
     const acol_t *col = &r->cols[c];
     if (col->kind == ACOL_TIME) {
-        const ompf_xu_t *x = ompf_xu_get(r->p, i);
-        *v = (double)(x->end_ns - x->start_ns);
+        *v = axu_time(r->p, i, ompf_xu_get(r->p, i));
         return AEV_OK;
     }
     if (col->kind == ACOL_EVENT) {
@@ -34,18 +46,19 @@ int ares_value(const ompf_aresult_t *r, size_t c, size_t i, double *v)
     double st[64], *vars = nev + 2 <= 64 ? st : malloc((nev + 2) * sizeof *vars);
     if (!vars)
         return AEV_MISSING;
-    ares_vars(r->p, x, ompf_xu_values_const(r->p, i), vars);
+    ares_vars(r->p, i, x, ompf_xu_values_const(r->p, i), vars);
     int rc = aexpr_eval(&col->expr, vars, v);
     if (vars != st)
         free(vars);
     return rc;
 }
 
-void ares_vars(const ompf_profile_t *p, const ompf_xu_t *x, const double *row, double *vars)
+void ares_vars(const ompf_profile_t *p, size_t i, const ompf_xu_t *x, const double *row,
+               double *vars)
 {
     size_t nev = ompf_event_count(p);
     memcpy(vars, row, nev * sizeof *vars);
-    vars[AV_DURATION(nev)] = (double)(x->end_ns - x->start_ns);
+    vars[AV_DURATION(nev)] = axu_time(p, i, x);
     vars[AV_ITERATIONS(nev)] = (double)x->iter_count;
 }
 

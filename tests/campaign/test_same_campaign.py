@@ -73,7 +73,8 @@ def main():
     r = run(cmd("a"))
     check(r.returncode == 0 and os.path.exists(os.path.join(d, "lgl-2-r1.ompf")),
           "first campaign: exit 0, its runs made")
-    check(open(os.path.join(d, "run.env")).read() == "OMP_NUM_THREADS=2\n",
+    envf = os.path.join(d, "run.env")
+    check(os.path.exists(envf) and open(envf).read() == "OMP_NUM_THREADS=2\n",
           "run.env records the runs' OpenMP environment")
 
     def refused(r, what, *words):
