@@ -390,7 +390,58 @@ static int group_stats(ompf_aresult_t *r, size_t ng, const uint32_t *gid, const 
     return rc;
 }
 
-/* Σ over all XUs plus the threads' gaps, per column; gap rows. */
+typedef struct { uint64_t a, b; uint32_t t; } apart_t;
+
+static int cmp_part(const void *x, const void *y)
+{
+    const apart_t *p = x, *q = y;
+    if (p->t != q->t)
+        return p->t < q->t ? -1 : 1;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* Per thread, the time it spent inside XUs: the length of the union of
+ * the parts that ran on it.  Adjacent parts overlap by a counter read (a
+ * part is bounded by the clock readings around the reads, docs/tool.md
+ * "Parts"), so their plain sum can exceed the thread's time. */
+static int thread_busy(const ompf_aresult_t *r, double *busy)
+{
+    size_t n = ompf_xu_count(r->p), np = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = ompf_xu_get(r->p, i)->parts;
+        np += k > 1 ? k : 1;
+    }
+    apart_t *v = malloc((np ? np : 1) * sizeof *v);
+    if (!v)
+        return OMPF_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        ompf_part_t one;
+        const ompf_part_t *pt = ompf_xu_parts(r->p, i, &k, &one);
+        for (uint32_t j = 0; pt && j < k && m < np; j++)
+            if (pt[j].thread < r->nthreads)
+                v[m++] = (apart_t){pt[j].start_ns, pt[j].end_ns, pt[j].thread};
+    }
+    qsort(v, m, sizeof *v, cmp_part);
+    for (size_t i = 0; i < m;) {
+        uint32_t t = v[i].t;
+        uint64_t lo = v[i].a, hi = v[i].b;
+        for (i++; i < m && v[i].t == t; i++) {
+            if (v[i].a > hi) {
+                busy[t] += (double)(hi - lo);
+                lo = v[i].a;
+            }
+            hi = v[i].b > hi ? v[i].b : hi;
+        }
+        busy[t] += (double)(hi - lo);
+    }
+    free(v);
+    return 0;
+}
+
+/* Σ over all XUs plus the threads' gaps, per column; gap rows.  The time's
+ * gap is each thread's time outside its XUs' parts, never negative. */
 static int totals_and_gaps(const ompf_analysis_t *a, ompf_aresult_t *r, size_t *ng)
 {
     size_t nev = ompf_event_count(r->p), n = ompf_xu_count(r->p);
@@ -399,29 +450,25 @@ static int totals_and_gaps(const ompf_analysis_t *a, ompf_aresult_t *r, size_t *
     r->gap_missing = calloc(r->ncols, sizeof *r->gap_missing);
     double *gapsum = calloc(r->ncols, sizeof *gapsum);
     double *thdur = calloc(r->nthreads + 1, sizeof *thdur);
-    if (!r->total || !r->gap_missing || !gapsum || !thdur) {
+    if (!r->total || !r->gap_missing || !gapsum || !thdur || thread_busy(r, thdur)) {
         free(gapsum);
         free(thdur);
         return OMPF_ENOMEM;
     }
-    double dur_all = 0;
+    double dur_all = 0, span = (double)(r->t1 - r->t0);
     for (size_t i = 0; i < n; i++) {
         const ompf_xu_t *x = ompf_xu_get(r->p, i);
         const double *v = ompf_xu_values_const(r->p, i);
         dur_all += axu_time(r->p, i, x);
-        /* per thread: each part where it ran (a task resumed elsewhere) */
-        uint32_t np = 0;
-        ompf_part_t one;
-        const ompf_part_t *pt = ompf_xu_parts(r->p, i, &np, &one);
-        for (uint32_t k = 0; pt && k < np; k++)
-            if (pt[k].thread < r->nthreads)
-                thdur[pt[k].thread] += (double)(pt[k].end_ns - pt[k].start_ns);
         for (size_t e = 0; e < nev; e++)
             if (!ompf_is_missing(v[e]))
                 r->total[1 + e] += v[e];
     }
-    r->total[0] = dur_all > r->thread_time ? dur_all : r->thread_time;
-    gapsum[0] = r->total[0] - dur_all;
+    for (size_t t = 0; t < r->nthreads; t++) {
+        thdur[t] = span > thdur[t] ? span - thdur[t] : 0; /* now the gap */
+        gapsum[0] += thdur[t];
+    }
+    r->total[0] = dur_all + gapsum[0];
     for (size_t t = 0; t < nth; t++) {
         const ompf_thread_t *th = ompf_thread_get_const(r->p, (uint32_t)t);
         for (size_t e = 0; e < nev; e++) {
@@ -464,7 +511,7 @@ static int totals_and_gaps(const ompf_analysis_t *a, ompf_aresult_t *r, size_t *
                 st->mean = st->median = st->p5 = st->p95 = st->cv = NAN;
                 double v;
                 if (c == 0)
-                    v = per_thread ? (double)(r->t1 - r->t0) - thdur[k] : gapsum[0];
+                    v = per_thread ? thdur[k] : gapsum[0];
                 else if (per_thread) {
                     v = ompf_thread_get_const(r->p, (uint32_t)k)->gap[c - 1];
                     if (ompf_is_missing(v)) {
