@@ -33,6 +33,12 @@ int ompf_open_input(const char *path, const char *what, ompf_error_t *err)
     if (!what)
         what = "file";
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT && !strcmp(path, "-"))
+        /* "-" for standard input (or a misplaced "--csv -"): inputs are
+         * read by name, as a reader may need to seek */
+        return ompf_error_set(err, OMPF_EIO, "-: no such file; inputs are read from files, "
+                              "not standard input: give the %s's path (output goes to "
+                              "standard output unless -o OUT names a file)", what);
     if (fd < 0) {
         int e = errno;
         return ompf_error_set(err, e == EACCES ? OMPF_EPERM : OMPF_EIO, "%s: cannot open: %s",

@@ -118,6 +118,16 @@ for c in "${cmds[@]}"; do
     ok
   done
 done
+# "-" is no input (standard input, or "--csv -" where --csv takes no value):
+# one message saying that inputs are files.
+for cmd in "show -" "analyze --csv -" "export --csv -" \
+           "combine --strategy lgl -o $T/out.ompf - $T/a.ompf"; do
+  # shellcheck disable=SC2086
+  (cd "$T" && "$B" $cmd >/dev/null 2>"$T/err"); rc=$?
+  if [ $rc != 2 ] || ! grep -qF "not standard input" "$T/err"; then
+    bad "$cmd: exit $rc, want 2 and 'not standard input': $(head -c 300 "$T/err")"
+  else ok; fi
+done
 ls "$T" | grep -q '\.tmp\.' && bad "temporary files left behind" || ok
 [ -e "$T/out.ompf" ] && bad "a refused input still produced an output" || ok
 
