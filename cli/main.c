@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ompfuse/text.h"
 #include "heap.h"
 #include "ompfuse/profile.h"
 
@@ -81,6 +82,19 @@ int main(int argc, char **argv)
         }
         return rc;
     }
-    fprintf(stderr, "ompfuse: '%s' is not a command; see 'ompfuse --help'\n", name);
+    /* a typo: the nearest command, when it is near */
+    size_t best = 3, at = 0;
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        size_t d = ompf_edit_distance(name, commands[i].name);
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    if (best < 3)
+        fprintf(stderr, "ompfuse: '%s' is not a command; did you mean '%s'? See 'ompfuse --help'\n",
+                name, commands[at].name);
+    else
+        fprintf(stderr, "ompfuse: '%s' is not a command; see 'ompfuse --help'\n", name);
     return 2;
 }

@@ -501,7 +501,8 @@ int ompf_export_otf2(const ompf_export_input_t *in, size_t n, const char *dir, o
     /* libotf2 makes the archive's directory itself; we check first that we
      * may, so that the message names the real cause */
     if (mkdir(tmp, 0777) != 0)
-        return ompf_error_set(err, OMPF_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+        return ompf_error_set(err, OMPF_EIO, "%s: cannot create: %s; check that the directory "
+                              "exists and is writable", dir, strerror(errno));
     rmdir(tmp);
     OTF2_Error_RegisterCallback(otf2_quiet, NULL);
     ctx_t c = {.in = in, .n = n};

@@ -1,6 +1,7 @@
 /* The event catalog: what libpfm4 knows for the detected PMUs, whether the
  * kernel really exposes them, and name suggestions for typing mistakes. */
 #include "ompfuse/plan.h"
+#include "ompfuse/text.h"
 #include "ompfuse/counters.h"
 
 #include <ctype.h>
@@ -208,34 +209,6 @@ const ompf_event_desc_t *ompf_catalog_event(const ompf_catalog_t *c, size_t i)
 int ompf_catalog_has_hw_pmu(const ompf_catalog_t *c) { return c ? c->hw_pmu : 0; }
 int ompf_catalog_hw_counters(const ompf_catalog_t *c) { return c ? c->hw_counters : 0; }
 
-/* Case-insensitive Levenshtein distance. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200)
-        return (size_t)-1;
-    size_t row[201];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) !=
-                          tolower((unsigned char)b[j - 1]);
-            size_t v = diag + cost;
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            if (up + 1 < v)
-                v = up + 1;
-            row[j] = v;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 typedef struct cand {
     size_t d;
     char name[256];
@@ -290,11 +263,11 @@ size_t ompf_catalog_suggest(const ompf_catalog_t *c, const char *name,
             for (size_t k = 0; k < e->n_umasks; k++) {
                 char full[256];
                 snprintf(full, sizeof full, "%s:%s", e->name, e->umasks[k]);
-                consider(best, max, &nb, full, distance(umask, e->umasks[k]));
+                consider(best, max, &nb, full, ompf_edit_distance(umask, e->umasks[k]));
             }
             continue;
         }
-        size_t d = sep ? distance(name, e->name) : distance(base, bare);
+        size_t d = sep ? ompf_edit_distance(name, e->name) : ompf_edit_distance(base, bare);
         consider(best, max, &nb, e->name, d);
     }
     size_t used = 0;

@@ -500,7 +500,7 @@ int ompf_writer_create(const char *path, const ompf_profile_t *header, ompf_writ
     if (fmt_wfd_create(&w->f, w->tmp) != 0) {
         int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
                                 "%s: cannot create: %s; check that the directory exists "
-                                "and is writable", w->tmp, strerror(errno));
+                                "and is writable", path, strerror(errno));
         writer_free(w);
         return rc;
     }

@@ -290,7 +290,7 @@ static int write_file(const ompf_profile_t *p, const ompf_xu_feed_t *feed, const
     if (fd < 0) {
         int rc = ompf_error_set(err, errno == EACCES ? OMPF_EPERM : OMPF_EIO,
                                 "%s: cannot create: %s; check that the directory exists "
-                                "and is writable", tmp, strerror(errno));
+                                "and is writable", path, strerror(errno));
         free(tmp);
         return rc;
     }

@@ -60,7 +60,7 @@ int ompf_outfile_open(const char *path, ompf_outfile_t **out, FILE **fp, ompf_er
             int e = errno;
             int rc = ompf_error_set(err, e == EACCES ? OMPF_EPERM : OMPF_EIO,
                                     "%s: cannot create: %s; check that the directory exists "
-                                    "and is writable", o->tmp, strerror(e));
+                                    "and is writable", path, strerror(e));
             ompf_outfile_abort(o);
             return rc;
         }

@@ -1,4 +1,5 @@
-/* The escapers of include/ompfuse/text.h. */
+/* The escapers and the name matcher of include/ompfuse/text.h. */
+#include <ctype.h>
 #include <string.h>
 
 #include "ompfuse/text.h"
@@ -55,4 +56,31 @@ void ompf_html_text(FILE *out, const char *s)
         default: putc(*s, out);
         }
     }
+}
+
+size_t ompf_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 200 || lb > 200)
+        return (size_t)-1;
+    size_t row[201];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) !=
+                          tolower((unsigned char)b[j - 1]);
+            size_t v = diag + cost;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            if (up + 1 < v)
+                v = up + 1;
+            row[j] = v;
+            diag = up;
+        }
+    }
+    return row[lb];
 }
