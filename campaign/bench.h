@@ -27,6 +27,7 @@ typedef struct result {
     double epd[N_T];     /* NaN: not available */
     char problem[N_T][160];
     size_t runs_ok, runs_failed;
+    size_t runs_kept; /* of runs_ok: kept from an earlier campaign in the directory */
     double seconds;
     char dir[PATH_MAX];
     char refs_glob[PATH_MAX];

@@ -369,8 +369,9 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
             r->status = OMPF_RUN_OK;
         }
     }
-    /* program output is kept for failed runs only, and never empty */
-    if (r->status == OMPF_RUN_OK || file_size(out) == 0)
+    /* the program's output is kept (a benchmark's verification line is
+     * how one checks that the run under the tool was right), never empty */
+    if (file_size(out) == 0)
         unlink(out);
     if (file_size(errp) == 0)
         unlink(errp);

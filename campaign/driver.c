@@ -131,6 +131,17 @@ static int interleave_phase2(ompf_plan_t *full, const ompf_plan_t *phase1,
 /* A failed execution that ends this benchmark (not one with runs that
  * failed, which goes on): the note, and c destroyed.  EPERM: interrupted
  * once running, or the directory is locked. */
+/* Runs whose profile was there before this campaign made it (kept). */
+static size_t kept_runs(const ompf_campaign_t *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
+        const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
+        k += r->status == OMPF_RUN_OK && r->resumed;
+    }
+    return k;
+}
+
 static int stopped(result_t *res, const char *name, int rc, ompf_campaign_t *c,
                    const ompf_error_t *err)
 {
@@ -249,6 +260,11 @@ static void do_bench_events(const char *name, char *const *argv, const char *sch
         return;
     }
 
+    /* runs kept from an earlier campaign: phase 1's now; phase 2 keeps
+     * phase 1's ok runs too, which are subtracted below */
+    size_t kept1 = kept_runs(c), ok1 = ompf_campaign_count_status(c, OMPF_RUN_OK);
+    res->runs_kept = kept1;
+
     /* phase 2: the BC chain, overlap chosen from the reference runs */
     const char *refs[256];
     size_t nref = ompf_cmpc_runs_of(c, OMPF_ROLE_REFERENCE, refs, 256);
@@ -309,6 +325,10 @@ static void do_bench_events(const char *name, char *const *argv, const char *sch
     res->runs_ok = ompf_campaign_count_status(c, OMPF_RUN_OK);
     res->runs_failed = ompf_campaign_count_status(c, OMPF_RUN_FAILED) +
                        ompf_campaign_count_status(c, OMPF_RUN_TIMEOUT);
+    if (full && c) {
+        size_t k2 = kept_runs(c);
+        res->runs_kept = kept1 + (k2 > ok1 ? k2 - ok1 : 0);
+    }
 
     ompf_cmpc_fuse_and_evaluate(res, c, full, name);
     ompf_campaign_destroy(c);

@@ -183,10 +183,19 @@ void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n)
     if (!any)
         return;
     fprintf(f, "\nruns:");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%s %s %zu ok, %zu failed, %.0f s", i ? ";" : "", res[i].name,
-                res[i].runs_ok, res[i].runs_failed, res[i].seconds);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s %s %zu ok", i ? ";" : "", res[i].name, res[i].runs_ok);
+        if (res[i].runs_kept)
+            fprintf(f, " (%zu kept)", res[i].runs_kept);
+        fprintf(f, ", %zu failed, %.0f s", res[i].runs_failed, res[i].seconds);
+        kept += res[i].runs_kept;
+    }
     fprintf(f, "\n");
+    if (kept)
+        fprintf(f, "    (kept: complete runs found in the output directory from an earlier "
+                   "campaign were not run again; remove it, or give another --out, to "
+                   "measure anew)\n");
     for (size_t i = 0; i < n; i++)
         for (int t = 0; t < N_T; t++)
             if (isnan(res[i].epd[t]) && res[i].problem[t][0])

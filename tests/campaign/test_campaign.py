@@ -142,6 +142,9 @@ def test_failure(tmp):
     check("deliberate failure of reference-3-r2" in r.stderr, f"stderr tail shown: {r.stderr}")
     check(not os.path.exists(os.path.join(out, "lgl-1-r1.stderr")), "empty stderr of ok run kept")
     check(os.path.exists(os.path.join(out, "reference-3-r2.stdout")), "stdout of failed run kept")
+    okout = os.path.join(out, "lgl-1-r1.stdout")
+    check(os.path.exists(okout) and open(okout).read().startswith("fakeprog lgl-1-r1"),
+          "stdout of an ok run kept (a benchmark's verification line)")
 
     # the rerun retries only the failures
     e2 = env(FAKE_LOG=log)
@@ -256,8 +259,13 @@ def test_cli(tmp):
           f"every reference set twice, one repeat per line: {refsets}")
     runs = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
     check(runs == 2 + 12 + 2 + 3, f"runs started: {runs}")
+    check(" kept)" not in r.stdout, "a first campaign keeps nothing: %s" %
+          [l for l in r.stdout.splitlines() if l.startswith("runs:")])
     r = subprocess.run(cmd, env=env(FAKE_LOG=log), capture_output=True, text=True)
     check(r.returncode == 0, f"second campaign exit {r.returncode}")
+    kept = [l for l in r.stdout.splitlines() if l.startswith("runs:")]
+    check(kept and "19 ok (19 kept)" in kept[0] and "not run again" in r.stdout,
+          f"the second campaign says its runs were kept, not made: {kept}")
     # a program that does not exist: exit 2, and no output directory made
     bad = os.path.join(tmp, "never")
     r = subprocess.run([OMPFUSE, "campaign", "--out", bad, "--", "/nonexistent/prog"],
