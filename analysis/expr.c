@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "ompfuse/text.h"
 
 enum { AOP_CONST, AOP_VAR, AOP_ADD, AOP_SUB, AOP_MUL, AOP_DIV, AOP_NEG };
 
@@ -121,6 +122,37 @@ static size_t match_name(const ompf_profile_t *p, const char *s, int *var, int *
     return best;
 }
 
+/* "; did you mean NAME?" for the event (or variable) nearest to word, ""
+ * when none is near. */
+static void suggest(const ompf_profile_t *p, const char *word, char *buf, size_t len)
+{
+    size_t nev = ompf_event_count(p), best = 4;
+    const char *at = NULL;
+    static const char *const vars[2] = {"duration_ns", "iterations"};
+    for (size_t e = 0; e < nev + 2; e++) {
+        const char *n = e < nev ? ompf_event_get(p, (uint32_t)e)->name : vars[e - nev];
+        for (int sh = 0; sh < 2; sh++) {
+            size_t d = ompf_edit_distance(word, sh ? short_name(n) : n);
+            if (d < best) {
+                best = d;
+                at = sh ? short_name(n) : n;
+            }
+        }
+    }
+    snprintf(buf, len, "%s%s%s", at ? "; did you mean " : "", at ? at : "", at ? "?" : "");
+}
+
+/* "unknown event 'NAME'" with the nearest name and tail; marks ps. */
+static void unknown_msg(parser_t *ps, const char *name, const char *tail, char *buf,
+                        size_t len)
+{
+    char sug[300] = "";
+    if (!ps->quiet) /* the built-in metrics' checks stay cheap */
+        suggest(ps->p, name, sug, sizeof sug);
+    snprintf(buf, len, "unknown event '%s'%s%s", name, sug, tail);
+    ps->unknown = 1;
+}
+
 static int parse_sum(parser_t *ps);
 
 static int parse_primary(parser_t *ps)
@@ -168,8 +200,9 @@ static int parse_primary(parser_t *ps)
         int ev = ompf_event_find(ps->p, name);
         if (ev < 0)
         {
-            ps->unknown = 1;
-            return fail(ps, ps->i, "unknown event '%s'", name);
+            char msg[600];
+            unknown_msg(ps, name, "", msg, sizeof msg);
+            return fail(ps, ps->i, "%s", msg);
         }
         ps->i += (size_t)(close - s) + 1;
         return emit(ps, AOP_VAR, ev);
@@ -178,15 +211,15 @@ static int parse_primary(parser_t *ps)
         int var = -1, amb = 0;
         size_t l = match_name(ps->p, s, &var, &amb);
         if (!l) {
-            char name[256];
+            /* the word as written, '-' included (event names hold it) */
+            char name[256], sug[600];
             size_t k = 0;
-            while (name_char(s[k]) && k < sizeof name - 1)
+            while ((name_char(s[k]) || s[k] == '-') && k < sizeof name - 1)
                 k++;
             memcpy(name, s, k);
             name[k] = 0;
-            ps->unknown = 1;
-            return fail(ps, ps->i, "unknown event '%s' (see the events of 'ompfuse show')",
-                        name);
+            unknown_msg(ps, name, " (see the events of 'ompfuse show')", sug, sizeof sug);
+            return fail(ps, ps->i, "%s", sug);
         }
         if (amb) {
             char name[256];

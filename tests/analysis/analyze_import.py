@@ -151,6 +151,11 @@ BAD = [
     (["--metric", "X=2 3"], "position 5: unexpected '3'"),
     (["--metric", "X=3abc"], "position 3: a number runs into a name"),
     (["--metric", "X={NOPE}"], "position 3: unknown event 'NOPE'"),
+    # a typo: the whole word, '-' included, and the nearest event
+    (["--metric", "X=TASK-CLOK/PAGE-FAULTS"],
+     "position 3: unknown event 'TASK-CLOK'; did you mean TASK-CLOCK?"),
+    (["--metric", "X={perf::PAGE-FALTS}"],
+     "unknown event 'perf::PAGE-FALTS'; did you mean perf::PAGE-FAULTS?"),
     (["--metric", "TASK-CLOCK"], "metric 'TASK-CLOCK' (--metric), position 1: expected NAME=EXPRESSION"),
     (["--metric", "1X=3"], "position 1: the name must be"),
     (["--where", "construct=nope.c:1"], "--where 'construct=nope.c:1', position 11: matches no XU"),
