@@ -421,7 +421,8 @@ int ompf_cmd_plan(int argc, char **argv)
         if (o.hem)
             fprintf(stderr, "  hem:        hem and hem-delta, %u repeat%s each\n",
                     o.hem_repeats, o.hem_repeats == 1 ? "" : "s");
-        fprintf(stderr, "  total:      %zu runs%s%s\n", ompf_plan_total_runs(plan, -1),
+        size_t nr = ompf_plan_total_runs(plan, -1);
+        fprintf(stderr, "  total:      %zu run%s%s%s\n", nr, nr == 1 ? "" : "s",
                 strcmp(output, "-") ? " -> " : "", strcmp(output, "-") ? output : "");
     } else {
         fprintf(stderr, "ompfuse plan: %s\n", err.msg);
