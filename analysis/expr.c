@@ -200,7 +200,7 @@ static int parse_primary(parser_t *ps)
         int ev = ompf_event_find(ps->p, name);
         if (ev < 0)
         {
-            char msg[600];
+            char msg[480];
             unknown_msg(ps, name, "", msg, sizeof msg);
             return fail(ps, ps->i, "%s", msg);
         }
@@ -212,7 +212,7 @@ static int parse_primary(parser_t *ps)
         size_t l = match_name(ps->p, s, &var, &amb);
         if (!l) {
             /* the word as written, '-' included (event names hold it) */
-            char name[256], sug[600];
+            char name[256], sug[480];
             size_t k = 0;
             while ((name_char(s[k]) || s[k] == '-') && k < sizeof name - 1)
                 k++;
