@@ -124,14 +124,15 @@ static size_t match_name(const ompf_profile_t *p, const char *s, int *var, int *
 
 /* "; did you mean NAME?" for the event (or variable) nearest to word, ""
  * when none is near. */
-static void suggest(const ompf_profile_t *p, const char *word, char *buf, size_t len)
+static void suggest(const ompf_profile_t *p, const char *word, int full_only, char *buf,
+                    size_t len)
 {
     size_t nev = ompf_event_count(p), best = 4;
     const char *at = NULL;
     static const char *const vars[2] = {"duration_ns", "iterations"};
-    for (size_t e = 0; e < nev + 2; e++) {
+    for (size_t e = 0; e < nev + (full_only ? 0 : 2); e++) {
         const char *n = e < nev ? ompf_event_get(p, (uint32_t)e)->name : vars[e - nev];
-        for (int sh = 0; sh < 2; sh++) {
+        for (int sh = 0; sh < 2 - full_only; sh++) {
             size_t d = ompf_edit_distance(word, sh ? short_name(n) : n);
             if (d < best) {
                 best = d;
@@ -143,12 +144,12 @@ static void suggest(const ompf_profile_t *p, const char *word, char *buf, size_t
 }
 
 /* "unknown event 'NAME'" with the nearest name and tail; marks ps. */
-static void unknown_msg(parser_t *ps, const char *name, const char *tail, char *buf,
-                        size_t len)
+static void unknown_msg(parser_t *ps, const char *name, int braces, const char *tail,
+                        char *buf, size_t len)
 {
     char sug[300] = "";
     if (!ps->quiet) /* the built-in metrics' checks stay cheap */
-        suggest(ps->p, name, sug, sizeof sug);
+        suggest(ps->p, name, braces, sug, sizeof sug);
     snprintf(buf, len, "unknown event '%s'%s%s", name, sug, tail);
     ps->unknown = 1;
 }
@@ -201,7 +202,8 @@ static int parse_primary(parser_t *ps)
         if (ev < 0)
         {
             char msg[480];
-            unknown_msg(ps, name, "", msg, sizeof msg);
+            /* {} takes an event's full name only */
+            unknown_msg(ps, name, 1, " (in {}, an event's full name)", msg, sizeof msg);
             return fail(ps, ps->i, "%s", msg);
         }
         ps->i += (size_t)(close - s) + 1;
@@ -218,7 +220,7 @@ static int parse_primary(parser_t *ps)
                 k++;
             memcpy(name, s, k);
             name[k] = 0;
-            unknown_msg(ps, name, " (see the events of 'ompfuse show')", sug, sizeof sug);
+            unknown_msg(ps, name, 0, " (see the events of 'ompfuse show')", sug, sizeof sug);
             return fail(ps, ps->i, "%s", sug);
         }
         if (amb) {

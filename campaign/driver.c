@@ -33,7 +33,11 @@ static int execute(const ompf_plan_t *plan, char *const *argv, const settings_t 
     int rc = ompf_campaign_create(plan, argv, &o, &c, err);
     if (rc)
         return rc;
-    rc = ompf_campaign_execute(c, err);
+    /* runs kept from an earlier campaign here must share its OpenMP
+     * environment (--threads, --schedule, the caller's OMP_*) */
+    rc = ompf_campaign_check_env(c, err);
+    if (rc == 0)
+        rc = ompf_campaign_execute(c, err);
     *out = c;
     return rc;
 }
@@ -128,9 +132,6 @@ static int interleave_phase2(ompf_plan_t *full, const ompf_plan_t *phase1,
     return rc;
 }
 
-/* A failed execution that ends this benchmark (not one with runs that
- * failed, which goes on): the note, and c destroyed.  EPERM: interrupted
- * once running, or the directory is locked. */
 /* Runs whose profile was there before this campaign made it (kept). */
 static size_t kept_runs(const ompf_campaign_t *c)
 {
@@ -142,6 +143,9 @@ static size_t kept_runs(const ompf_campaign_t *c)
     return k;
 }
 
+/* A failed execution that ends this benchmark (not one with runs that
+ * failed, which goes on): the note, and c destroyed.  EPERM: interrupted
+ * once running, or the directory is locked. */
 static int stopped(result_t *res, const char *name, int rc, ompf_campaign_t *c,
                    const ompf_error_t *err)
 {

@@ -51,12 +51,18 @@ int ompf_campaign_check_plan(const ompf_campaign_t *c, ompf_error_t *err)
     int rc = 0;
     for (size_t l = 0; l < ompf_plan_count(old) && !rc; l++) {
         const ompf_plan_run_t *pr = ompf_plan_get(old, l);
-        char events[4096];
+        size_t el = 1;
+        for (size_t k = 0; k < pr->n_events; k++)
+            el += strlen(pr->events[k]) + 1;
+        char *events = malloc(el);
+        if (!events) {
+            rc = ompf_error_set(err, OMPF_ENOMEM, "out of memory");
+            break;
+        }
         size_t o = 0;
         events[0] = 0;
-        for (size_t k = 0; k < pr->n_events && o < sizeof events; k++)
-            o += (size_t)snprintf(events + o, sizeof events - o, "%s%s", k ? "," : "",
-                                  pr->events[k]);
+        for (size_t k = 0; k < pr->n_events; k++)
+            o += (size_t)snprintf(events + o, el - o, "%s%s", k ? "," : "", pr->events[k]);
         for (uint32_t r = 1; r <= pr->repeat && !rc; r++) {
             char name[128], prof[PATH_MAX + 160];
             snprintf(name, sizeof name, "%s-%zu-r%u", ompf_plan_role_name(pr->role), l + 1, r);
@@ -66,12 +72,12 @@ int ompf_campaign_check_plan(const ompf_campaign_t *c, ompf_error_t *err)
             const ompf_campaign_run_t *now = run_named(c, name);
             if (now && !strcmp(now->events, events))
                 continue;
-            char why[4500];
+            char why[PATH_MAX + 1300];
             if (now)
-                snprintf(why, sizeof why, "%s counted %s; this plan's run %s counts %s", prof,
-                         events, name, now->events);
+                snprintf(why, sizeof why, "%s counted %.300s; this plan's run %s counts %.300s",
+                         prof, events, name, now->events);
             else
-                snprintf(why, sizeof why, "%s is run %s of that plan (%s), which this plan "
+                snprintf(why, sizeof why, "%s is run %s of that plan (%.300s), which this plan "
                          "does not have", prof, name, events);
             rc = ompf_error_set(err, OMPF_EMISMATCH,
                                 "%s holds the runs of another plan (%s): %s.  Keeping them "
@@ -79,6 +85,7 @@ int ompf_campaign_check_plan(const ompf_campaign_t *c, ompf_error_t *err)
                                 "or continue that campaign with 'ompfuse run --resume %s'",
                                 c->dir, path, why, c->dir, c->dir);
         }
+        free(events);
     }
     ompf_plan_destroy(old);
     return rc;
@@ -118,47 +125,6 @@ static char *child_omp_env(const ompf_campaign_t *c)
     return s;
 }
 
-/* Value of variable key (kl bytes) in env (\x1f-joined K=V), or NULL;
- * *vl its length. */
-static const char *env_value(const char *env, const char *key, size_t kl, size_t *vl)
-{
-    for (const char *q = env; *q;) {
-        size_t l = strcspn(q, "\x1f");
-        if (l > kl && q[kl] == '=' && !strncmp(q, key, kl)) {
-            *vl = l - kl - 1;
-            return q + kl + 1;
-        }
-        q += l + (q[l] != 0);
-    }
-    return NULL;
-}
-
-/* The variables that differ between now and then, said as
- * "K=x now, K=y then" ("unset" for one that is not set). */
-static void env_diff(const char *now, const char *then, char *out, size_t len)
-{
-    size_t o = 0;
-    out[0] = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        const char *a = pass ? then : now, *b = pass ? now : then;
-        for (const char *p = a; *p && o + 1 < len;) {
-            size_t l = strcspn(p, "\x1f"), kl = strcspn(p, "=");
-            size_t al = 0, bl = 0;
-            const char *av = env_value(a, p, kl, &al), *bv = env_value(b, p, kl, &bl);
-            /* pass 1: set now and different; pass 2: set then, unset now */
-            if (pass ? !bv : !bv || bl != al || strncmp(av, bv, al)) {
-                const char *nv = pass ? bv : av, *tv = pass ? av : bv;
-                size_t nl = pass ? bl : al, tl = pass ? al : bl;
-                o += (size_t)snprintf(out + o, len - o, "%s%.*s %s%.*s%s now, %s%.*s%s then",
-                                      o ? "; " : "", (int)kl, p, nv ? "'" : "unset",
-                                      (int)nl, nv ? nv : "", nv ? "'" : "", tv ? "'" : "unset",
-                                      (int)tl, tv ? tv : "", tv ? "'" : "");
-            }
-            p += l + (p[l] != 0);
-        }
-    }
-}
-
 int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err)
 {
     char path[PATH_MAX + 16], tmp[PATH_MAX + 48];
@@ -166,20 +132,25 @@ int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err)
     char *now = child_omp_env(c);
     if (!now)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
-    char then[8192];
-    then[0] = 0;
+    /* the whole file, less the newline written after it */
+    char *then = NULL;
+    size_t cap = 0;
     FILE *f = fopen(path, "r");
     int had = f != NULL;
     if (f) {
-        if (!fgets(then, sizeof then, f))
-            then[0] = 0;
-        then[strcspn(then, "\n")] = 0;
+        ssize_t got = getdelim(&then, &cap, '\0', f);
+        if (got > 0 && then[got - 1] == '\n')
+            then[got - 1] = 0;
         fclose(f);
+    }
+    if (!then && !(then = calloc(1, 1))) {
+        free(now);
+        return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
     int rc = 0;
     if (had && strcmp(now, then) && has_profile(c)) {
         char diff[2048];
-        env_diff(now, then, diff, sizeof diff);
+        ompf_omp_env_diff(now, then, "now", "then", diff, sizeof diff);
         rc = ompf_error_set(err, OMPF_EMISMATCH,
                             "the runs in %s were made in another OpenMP environment "
                             "(%s): %s.  Runs of different environments must not be "
@@ -200,5 +171,6 @@ int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err)
         }
     }
     free(now);
+    free(then);
     return rc;
 }

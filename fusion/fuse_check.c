@@ -192,19 +192,22 @@ int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen)
             const char *vi = ompf_meta_get(c->runs[i].p, keys[k]);
             if (!vi || same_str(v0, vi))
                 continue;
-            char a[300], b[300];
+            char a[300], b[300], d[610];
             show(a, sizeof a, v0);
             show(b, sizeof b, vi);
+            snprintf(d, sizeof d, "%s vs %s", a, b);
+            if (!strcmp(keys[k], "omp_env")) /* the whole of it would hide what differs */
+                ompf_omp_env_diff(v0, vi, "in the first", "in the second", d, sizeof d);
             if (!c->opts->force)
                 return ompf_error_set(
                     c->err, OMPF_EMISMATCH,
-                    "%s and %s differ in %s (%s vs %s): fusion needs runs of "
+                    "%s and %s differ in %s (%s): fusion needs runs of "
                     "the same program with the same arguments, team size and "
                     "OpenMP environment (OMP_*, KMP_*); pass --force to "
                     "combine them anyway",
-                    r->in_name[ref], r->in_name[i], keys[k], a, b);
-            if (fz_note(r, "forced: %s and %s differ in %s (%s vs %s)",
-                        r->in_name[ref], r->in_name[i], keys[k], a, b))
+                    r->in_name[ref], r->in_name[i], keys[k], d);
+            if (fz_note(r, "forced: %s and %s differ in %s (%s)",
+                        r->in_name[ref], r->in_name[i], keys[k], d))
                 return OMPF_ENOMEM;
             add_forced(forced, flen, keys[k]);
             break;

@@ -50,13 +50,34 @@ static struct {
         (ok) &= p_ != NULL;                          \
     } while (0)
 
-static void open_pfm(void)
+/* The library where the build found it, else by soname (the loader's
+ * search: LD_LIBRARY_PATH, the cache); why: the second failure's text. */
+static void *open_lib(const char *built, const char *soname, char *why, size_t len)
 {
-    void *h = dlopen(OMPF_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(built, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
+        snprintf(why, len, "%s", e ? e : soname);
+    }
+    return h;
+}
+
+static char hw_why[256];
+
+const char *ft_hwloc_why(void)
+{
+    return hw_why[0] ? hw_why : NULL;
+}
+
+static void open_pfm(void)
+{
+    char e[200];
+    void *h = open_lib(OMPF_PFM_BUILT, OMPF_PFM_SONAME, e, sizeof e);
+    if (!h) {
         snprintf(pfm.why, sizeof pfm.why, "%s; install libpfm4 (on Debian: apt-get install libpfm4)",
-                 e ? e : OMPF_PFM_SONAME " not found");
+                 e);
         return;
     }
     int ok = 1;
@@ -72,7 +93,7 @@ static void open_pfm(void)
 
 static void open_hw(void)
 {
-    void *h = dlopen(OMPF_HWLOC_SONAME, RTLD_NOW | RTLD_LOCAL);
+    void *h = open_lib(OMPF_HWLOC_BUILT, OMPF_HWLOC_SONAME, hw_why, sizeof hw_why);
     int ok = h != NULL;
     GET(h, ok, hw.topology_init, hwloc_topology_init);
     GET(h, ok, hw.topology_load, hwloc_topology_load);
@@ -82,8 +103,12 @@ static void open_hw(void)
     GET(h, ok, hw.get_obj_by_depth, hwloc_get_obj_by_depth);
     GET(h, ok, hw.bitmap_iszero, hwloc_bitmap_iszero);
     GET(h, ok, hw.bitmap_isincluded, hwloc_bitmap_isincluded);
-    if (!ok) /* the topology is then unknown: no object is ever made */
+    if (!ok) { /* the topology is then unknown: no object is ever made */
         memset(&hw.topology_init, 0, sizeof hw.topology_init);
+        if (h)
+            snprintf(hw_why, sizeof hw_why, "%s lacks a function ompfuse calls",
+                     OMPF_HWLOC_SONAME);
+    }
 }
 
 #define PFM() pthread_once(&pfm.once, open_pfm)

@@ -349,6 +349,8 @@ void ft_cache_put_topo(int n, const int32_t *core, const int32_t *numa);
 
 /* topo.c */
 void ft_topo_init(void);
+/* Why hwloc could not be loaded (lazylib.c), NULL when it was or was not tried. */
+const char *ft_hwloc_why(void);
 void ft_topo_of(int cpu, int32_t *core, int32_t *numa);
 
 /* meta.c */

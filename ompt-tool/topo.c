@@ -27,8 +27,13 @@ void ft_topo_init(void)
         cpu_core = cpu_numa = NULL;
     }
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) < 0)
+    if (hwloc_topology_init(&topo) < 0) {
+        if (ft_hwloc_why())
+            ft_warn_once("hwloc", "warning: hwloc could not be loaded (%s): XUs get no core "
+                                  "or NUMA node; install libhwloc15 (Debian)",
+                         ft_hwloc_why());
         return;
+    }
     if (hwloc_topology_load(topo) < 0) {
         hwloc_topology_destroy(topo);
         return;

@@ -206,6 +206,11 @@ void ompf_cpu_model(char *buf, size_t len);
  * sorted, joined by \x1f ("" when none).  Returns the length it needs
  * (not counting the NUL); buf holds all of it when that is below len. */
 size_t ompf_omp_env(char *const *envp, char *buf, size_t len);
+/* The variables in which two such environments differ, as
+ * "OMP_SCHEDULE 'static' <in_a>, 'dynamic,10' <in_b>; ..." ("unset" for
+ * one not set), truncated to len. */
+void ompf_omp_env_diff(const char *a, const char *b, const char *in_a, const char *in_b,
+                       char *out, size_t len);
 size_t ompf_meta_count(const ompf_profile_t *p);
 int ompf_meta_at(const ompf_profile_t *p, size_t i, const char **key,
                  const char **value);

@@ -276,6 +276,27 @@ if TOOL and MIX:
         g = a[(a.gap == 1) & (a.column == "duration_ns")]
         check(len(g) >= 1 and (g["sum"] >= 0).all(),
               f"fib by {by}: no negative gap time: {list(g['sum'])}")
+    # per thread: the gap is the wall span less the union of the parts
+    # that ran on the thread (adjacent parts overlap by a counter read)
+    js = json.loads(sh("export", "--format", "json", "--no-resolve", path).stdout)
+    parts = {}
+    for u in js["profiles"][0]["xus"]:
+        for t, s0, s1 in u.get("part_list") or [[u["thread"], u["start_ns"], u["end_ns"]]]:
+            parts.setdefault(t, []).append((s0, s1))
+    span = int(df.end_ns.max() - df.start_ns.min())
+    g = analyze_csv(path, "--by", "thread", "--no-builtin-metrics")
+    g = g[(g.gap == 1) & (g.column == "duration_ns")]
+    for t, iv in sorted(parts.items()):
+        iv.sort()
+        busy, lo, hi = 0, iv[0][0], iv[0][1]
+        for s0, s1 in iv[1:]:
+            if s0 > hi:
+                busy, lo = busy + hi - lo, s0
+            hi = max(hi, s1)
+        busy += hi - lo
+        row = g[g.group.str.endswith(" %d" % t)]
+        check(len(row) == 1 and row["sum"].iloc[0] == span - busy,
+              f"fib thread {t}: gap {list(row['sum'])}, span - union of parts {span - busy}")
     # per XU: duration_ns is the sum of the parts, and so is a metric's
     p = sh("analyze", "--csv", "--top", str(len(df)), "--top-by", "duration_ns",
            "--no-builtin-metrics", "--metric", "U=TASK-CLOCK/duration_ns", path)

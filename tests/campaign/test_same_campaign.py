@@ -121,6 +121,19 @@ def main():
     check(r.returncode == 0 and "already complete" in r.stderr,
           "--resume in the same environment: exit 0")
 
+    # long lines: a plan line of 150 events (> 4 KiB joined) and an OpenMP
+    # environment over 8 KiB (an explicit OMP_PLACES) are still "the same"
+    long_plan = "# slots: 200\nlgl 1 " + ",".join(
+        "perf::EVENT-WITH-A-RATHER-LONG-NAME-%03d" % i for i in range(150)) + "\n"
+    open(os.path.join(tmp, "long.plan"), "w").write(long_plan)
+    places = ",".join("{%d}" % i for i in range(2000))
+    for attempt in ("first", "again"):
+        r = run(["--plan", "long.plan", "--out", "long", "--", "./prog", "x"],
+                OMP_PLACES=places)
+        check(r.returncode == 0, "long event list and OMP_PLACES, %s: exit %d" %
+              (attempt, r.returncode))
+    check("1 already complete (kept)" in r.stderr, "long lines: the run is kept")
+
     print("files kept in %s" % tmp if failures else "passed")
     if not failures:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -180,7 +180,8 @@ def main():
         check(all(e["status"] == "failed" and "libpfm.so" in (e["reason"] or "")
                   for e in d["events"]) and d["events"],
               "no libpfm4, no cache: events failed, the reason names it: %s" % d["events"])
-        check("libpfm.so" in err, "no libpfm4: said on stderr: %s" % err[-800:])
+        check("install libpfm4" in err, "no libpfm4: said on stderr, with what to do: %s" %
+              err[-800:])
         check(d["xus"], "no libpfm4, no cache: XUs still recorded")
 
         err, out = run(os.path.join(w, "nohwloc.ompf"), hide=hide[1:], want_stdout=True)
