@@ -110,6 +110,10 @@ int main(int argc, char **argv)
     uint32_t ci, th;
     if (ompf_construct_add(p, &c, &ci) || ompf_thread_add(p, 1, &th))
         return 12;
+    /* one value per event, however many the plan line has */
+    double *v = malloc((nev ? nev : 1) * sizeof *v);
+    if (!v)
+        return 10;
     for (int k = 0; k < 50; k++) {
         ompf_xu_t x;
         memset(&x, 0, sizeof x);
@@ -120,8 +124,7 @@ int main(int argc, char **argv)
         x.cpu = x.core = x.numa = -1;
         if (ompf_label_child(p, 0, (uint64_t)k, &x.label))
             return 13;
-        double v[64];
-        for (size_t i = 0; i < nev && i < 64; i++)
+        for (size_t i = 0; i < nev; i++)
             v[i] = (double)(k * (int)(i + 1));
         if (ompf_xu_add(p, &x, v))
             return 14;
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
         return 15;
     }
     ompf_profile_destroy(p);
+    free(v);
     free(evs);
     logline("end", name);
     return 0;
