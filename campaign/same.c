@@ -16,7 +16,7 @@
 
 extern char **environ;
 
-static int has_profile(const ompf_campaign_t *c)
+int ompf_campaign_has_profiles(const ompf_campaign_t *c)
 {
     for (size_t i = 0; i < c->n; i++)
         if (access(c->runs[i].profile, F_OK) == 0)
@@ -148,7 +148,7 @@ int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err)
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
     int rc = 0;
-    if (had && strcmp(now, then) && has_profile(c)) {
+    if (had && strcmp(now, then) && ompf_campaign_has_profiles(c)) {
         char diff[2048];
         ompf_omp_env_diff(now, then, "now", "then", diff, sizeof diff);
         rc = ompf_error_set(err, OMPF_EMISMATCH,

@@ -253,18 +253,28 @@ static void save_command(const cli_t *c, const ompf_plan_t *plan, int argc,
     free(keep);
 }
 
+/* argv[from..to) joined by spaces into buf. */
+static void join_args(char *const *argv, int from, int to, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = from; i < to && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i > from ? " " : "", argv[i]);
+}
+
 /* A directory that holds runs of another command: refused (exit 2), as
  * its profiles would be kept and fused as runs of this one. */
 static int same_program(const cli_t *c, int argc, char **argv, const ompf_campaign_t *cp)
 {
     char *cwd = NULL, **sv = NULL, here[PATH_MAX];
-    int sc = 0, any = 0;
+    int sc = 0;
     ompf_error_t err;
     memset(&err, 0, sizeof err);
-    for (size_t i = 0; i < ompf_campaign_run_count(cp) && !any; i++)
-        any = access(ompf_campaign_run_get(cp, i)->profile, F_OK) == 0;
-    if (!any || ompf_campaign_load_args(c->o.out_dir, &cwd, &sc, &sv, &err) != 0)
+    if (!ompf_campaign_has_profiles(cp) ||
+        ompf_campaign_load_args(c->o.out_dir, &cwd, &sc, &sv, &err) != 0)
         return 0; /* nothing kept, or made by an earlier ompfuse */
+    if (!getcwd(here, sizeof here))
+        snprintf(here, sizeof here, "?");
     char **av = calloc((size_t)sc + 2, sizeof *av);
     cli_t old;
     int same = 1;
@@ -273,29 +283,21 @@ static int same_program(const cli_t *c, int argc, char **argv, const ompf_campai
         for (int i = 0; i < sc; i++)
             av[i + 1] = sv[i];
         if (parse(sc + 1, av, &old) == 0) {
-            same = sc + 1 - old.prog == argc - c->prog &&
-                   (getcwd(here, sizeof here) && !strcmp(here, cwd));
+            same = sc + 1 - old.prog == argc - c->prog && !strcmp(here, cwd);
             for (int i = 0; same && i < argc - c->prog; i++)
                 same = !strcmp(av[old.prog + i], argv[c->prog + i]);
         }
     }
     if (!same) {
         char was[2048], is[2048];
-        size_t o = 0, p = 0;
-        was[0] = is[0] = 0;
-        for (int i = old.prog; i < sc + 1 && o < sizeof was; i++)
-            o += (size_t)snprintf(was + o, sizeof was - o, "%s%s", i > old.prog ? " " : "",
-                                  av[i]);
-        for (int i = c->prog; i < argc && p < sizeof is; i++)
-            p += (size_t)snprintf(is + p, sizeof is - p, "%s%s", i > c->prog ? " " : "",
-                                  argv[i]);
+        join_args(av, old.prog, sc + 1, was, sizeof was);
+        join_args(argv, c->prog, argc, is, sizeof is);
         fprintf(stderr,
                 "ompfuse run: %s holds the runs of another command ('%s' in %s; this is "
                 "'%s' in %s): they would be kept as runs of this one.  Choose another "
                 "--out, remove %s, or continue that campaign with 'ompfuse run "
                 "--resume %s'\n",
-                c->o.out_dir, was, cwd, is, getcwd(here, sizeof here) ? here : "?",
-                c->o.out_dir, c->o.out_dir);
+                c->o.out_dir, was, cwd, is, here, c->o.out_dir, c->o.out_dir);
     }
     free(av);
     ompf_campaign_free_args(cwd, sv);

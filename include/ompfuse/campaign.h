@@ -151,6 +151,8 @@ int ompf_campaign_slurm_task(ompf_campaign_t *c, size_t index,
  * profile is there, and DIR/run.env records it otherwise. */
 int ompf_campaign_check_plan(const ompf_campaign_t *c, ompf_error_t *err);
 int ompf_campaign_check_env(const ompf_campaign_t *c, ompf_error_t *err);
+/* 1 when a profile of any planned run is already in the directory. */
+int ompf_campaign_has_profiles(const ompf_campaign_t *c);
 
 /* DIR/run.args: the command that made a campaign, for `--resume DIR`.
  * save: the working directory and argv[0..argc-1].  load: *cwd and a
