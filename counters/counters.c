@@ -32,7 +32,8 @@ struct cnt_event {
 
 struct ompf_cnt_set {
     size_t n;
-    struct cnt_event ev[OMPF_CNT_MAX_EVENTS];
+    struct cnt_event ev[]; /* n of them: the tool's start-up touches
+                              only these pages, not 64 events' worth */
 };
 
 struct ompf_cnt_group {
@@ -246,7 +247,7 @@ static int create(const char *const *names, size_t n, ompf_cnt_lookup_t lookup,
                n, OMPF_CNT_MAX_EVENTS);
         return OMPF_EINVAL;
     }
-    ompf_cnt_set_t *s = calloc(1, sizeof *s);
+    ompf_cnt_set_t *s = calloc(1, sizeof *s + (n ? n : 1) * sizeof s->ev[0]);
     if (!s) {
         seterr(err, OMPF_ENOMEM, "out of memory");
         return OMPF_ENOMEM;

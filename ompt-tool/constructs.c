@@ -30,8 +30,8 @@ typedef struct creg {
 
 static module_t modules[MAX_MODULES];
 static int nmodules;
-static creg_t *creg;   /* open addressing on id */
-static size_t ncreg;
+static creg_t *creg;   /* open addressing on id, under ft_g.lock */
+static size_t ncreg, capcreg;
 static char exe_path[PATH_MAX];
 static uintptr_t main_fbase;
 
@@ -40,6 +40,7 @@ typedef struct range {
     uintptr_t lo, hi;
 } range_t;
 static range_t omp_range, self_range;
+static int unwinder; /* backtrace() loaded at start-up (imports.c) */
 
 static int find_range(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -79,9 +80,12 @@ static int in_range(const range_t *r, uintptr_t a)
 
 /* First return address on the stack outside libomp and this tool: the
  * user code that entered the runtime (0 on worker threads that have
- * none). */
+ * none, and when no module loaded at start-up could call taskloop: the
+ * unwinder is then not loaded, and never from a callback). */
 static uintptr_t user_caller(void)
 {
+    if (!unwinder)
+        return 0;
     void *bt[40];
     int n = backtrace(bt, 40);
     for (int i = 1; i < n; i++) {
@@ -212,12 +216,15 @@ int ft_constructs_init(void *omp_symbol)
     dl_iterate_phdr(find_main, NULL);
     module_range(omp_symbol, &omp_range);
     module_range((const void *)&ft_constructs_init, &self_range);
-    {
+    if (ft_imports_taskloop(omp_range.lo, self_range.lo)) {
         /* backtrace() loads its unwinder on first use: not in a callback */
         void *bt[4];
         (void)backtrace(bt, 4);
+        unwinder = 1;
     }
-    creg = calloc(MAX_CONSTRUCTS, sizeof *creg);
+    /* small at first: a 1 MiB table cost the start-up page faults */
+    capcreg = 256;
+    creg = calloc(capcreg, sizeof *creg);
     if (!creg)
         return OMPF_ENOMEM;
     const module_t *m = module_lookup(omp_symbol);
@@ -236,22 +243,46 @@ static const char *basename_of(const char *p)
 }
 
 /* Registry of names, to name fallback constructs after their parents. */
-static creg_t *creg_find(uint64_t id, int insert)
+static creg_t *creg_slot(creg_t *tab, size_t cap, uint64_t id)
 {
-    size_t h = (size_t)((id * 0x9E3779B97F4A7C15ull) >> 48) % MAX_CONSTRUCTS;
-    for (size_t k = 0; k < MAX_CONSTRUCTS; k++) {
-        creg_t *c = &creg[(h + k) % MAX_CONSTRUCTS];
-        if (c->id == id && c->name)
+    size_t h = (size_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+    for (size_t k = 0; k < cap; k++) {
+        creg_t *c = &tab[(h + k) & (cap - 1)];
+        if ((c->id == id && c->name) || !c->name)
             return c;
-        if (!c->name) {
-            if (!insert || ncreg + 1 >= MAX_CONSTRUCTS)
-                return NULL;
-            c->id = id;
-            ncreg++;
-            return c;
-        }
     }
     return NULL;
+}
+
+/* Doubles the table when half full, up to MAX_CONSTRUCTS (called for a
+ * construct seen for the first time, never per XU). */
+static void creg_grow(void)
+{
+    if (2 * (ncreg + 1) <= capcreg || capcreg >= MAX_CONSTRUCTS)
+        return;
+    creg_t *tab = calloc(2 * capcreg, sizeof *tab);
+    if (!tab)
+        return;
+    for (size_t i = 0; i < capcreg; i++)
+        if (creg[i].name)
+            *creg_slot(tab, 2 * capcreg, creg[i].id) = creg[i];
+    free(creg);
+    creg = tab;
+    capcreg *= 2;
+}
+
+static creg_t *creg_find(uint64_t id, int insert)
+{
+    if (insert)
+        creg_grow();
+    creg_t *c = creg_slot(creg, capcreg, id);
+    if (!c || c->name)
+        return c;
+    if (!insert || ncreg + 1 >= capcreg)
+        return NULL;
+    c->id = id;
+    ncreg++;
+    return c;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -315,6 +346,15 @@ static uint64_t resolve(ft_thread_t *t, const module_t *m,
                          "identified by its enclosing construct %s",
                          ompf_construct_kind_name((ompf_construct_kind_t)kind),
                          pname);
+        else if (kind == OMPF_CK_TASKLOOP && !unwinder)
+            ft_warn_once(key,
+                         "warning: a taskloop in a module opened after the "
+                         "OpenMP runtime started (dlopen) is identified by "
+                         "its enclosing construct %s instead of a source "
+                         "location (the tool does not unwind the stack "
+                         "unless a module loaded at start-up calls "
+                         "taskloop; link the module to the program for "
+                         "exact locations)", pname);
         else
             ft_warn_once(key,
                          "warning: a %s construct's return address lies "

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -429,21 +430,32 @@ static int tool_initialize(ompt_function_lookup_t lookup,
         return 0;
     }
     ft_g.get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
-    uint64_t start_ns = ft_now_slow(); /* the start-up's cost: verbose */
+    /* the start-up's cost, step by step: OMPFUSE_VERBOSE */
+    uint64_t step[9];
+    int nstep = 0;
+    struct rusage ru0, ru1; /* page faults: most of it on a VM */
+    getrusage(RUSAGE_SELF, &ru0);
+    step[nstep++] = ft_now_slow();
     ft_cache_load();
+    step[nstep++] = ft_now_slow();
     ft_clock_init();
+    step[nstep++] = ft_now_slow();
     ft_g.t0_ns = ft_now();
     ft_clk.rel = ft_clk.zero - ft_g.t0_ns;
     ft_g.pid = getpid();
     configure();
+    step[nstep++] = ft_now_slow();
     if (ft_constructs_init((void *)lookup) != 0)
         return 0;
+    step[nstep++] = ft_now_slow();
     ft_topo_init();
     ft_cache_save();
+    step[nstep++] = ft_now_slow();
     if (build_header() != 0) {
         ft_warn_once("nomem", "warning: out of memory; not profiling");
         return 0;
     }
+    step[nstep++] = ft_now_slow();
     ompf_error_t err = {0, ""};
     if (ompf_writer_create(ft_g.out_path, ft_g.header, &ft_g.writer, &err)) {
         char msg[6000];
@@ -471,6 +483,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
         }
         ompf_profile_destroy(h2);
     }
+    step[nstep++] = ft_now_slow();
     /* membarrier lets callbacks skip a full fence (see ENTER) */
     ft_g.use_membarrier =
         syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
@@ -491,7 +504,16 @@ static int tool_initialize(ompt_function_lookup_t lookup,
     ft_verbose("profiling to %s (mode %s, %zu events, runtime %s)",
                ft_g.out_path, ft_g.mode, ft_g.nev,
                runtime_version ? runtime_version : "unknown");
-    ft_verbose("start-up took %.3f ms", (double)(ft_now_slow() - start_ns) / 1e6);
+    step[nstep++] = ft_now_slow();
+    getrusage(RUSAGE_SELF, &ru1);
+#define FT_MS(a, b) ((double)(step[b] - step[a]) / 1e6)
+    ft_verbose("start-up took %.3f ms (cache %.3f, clock %.3f, configuration "
+               "%.3f, constructs %.3f, topology %.3f, header %.3f, output "
+               "%.3f, callbacks %.3f; %ld page faults)", FT_MS(0, 8), FT_MS(0, 1),
+               FT_MS(1, 2), FT_MS(2, 3), FT_MS(3, 4), FT_MS(4, 5), FT_MS(5, 6),
+               FT_MS(6, 7), FT_MS(7, 8),
+               (ru1.ru_minflt + ru1.ru_majflt) - (ru0.ru_minflt + ru0.ru_majflt));
+#undef FT_MS
     return 1;
 }
 

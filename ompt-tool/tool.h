@@ -303,6 +303,9 @@ void ft_hem_header(ompf_profile_t *header);
 
 /* constructs.c */
 int ft_constructs_init(void *omp_symbol);
+/* 1 if a loaded module other than libomp (omp_base) and this tool
+ * (self_base) calls the runtime's taskloop entry (imports.c) */
+int ft_imports_taskloop(uintptr_t omp_base, uintptr_t self_base);
 /* Construct id (stable across runs) for codeptr of kind k met in the
  * context of construct parent (which names it when codeptr lies in
  * libomp); *addr receives the label "addr" component (module-relative

@@ -10,7 +10,8 @@ software events and no cache, (c) the same with a warm cache.  Prints,
 as min / median of the R runs:
   - the tool's own start-up (ompt_initialize until profiling starts, the
     "start-up took" line of OMPFUSE_VERBOSE) for (b) and (c), next to the
-    1 ms target;
+    1 ms target, with the median of each of its steps and its page faults
+    (on a VM a fresh page costs 10-25 us: most of the start-up);
   - the whole process's wall time over (a) for (b) and (c): loading the
     tool's libraries, start-up, thread start, finishing the profile.
 Profiles go to /dev/shm (tmpfs: the profile's fsync is not measured).
@@ -49,10 +50,15 @@ def run(build, mode, out, cache, debugfs):
     wall = (time.perf_counter() - t0) * 1e3
     if p.returncode != 0:
         sys.exit("run failed (%s): %s" % (mode, p.stderr))
-    m = re.search(r"start-up took ([0-9.]+) ms", p.stderr)
+    m = re.search(r"start-up took ([0-9.]+) ms \((.*); (\d+) page faults\)",
+                  p.stderr)
     if mode != "a" and not m:
         sys.exit("no start-up line: %s" % p.stderr)
-    return wall, float(m.group(1)) if m else 0.0
+    if not m:
+        return wall, 0.0, {}, 0
+    steps = {k: float(v) for k, v in
+             (x.rsplit(" ", 1) for x in m.group(2).split(", "))}
+    return wall, float(m.group(1)), steps, int(m.group(3))
 
 
 def main():
@@ -82,6 +88,11 @@ def main():
         s = mm([r[1] for r in res[m]])
         print("tool start-up, %s: %7.3f / %7.3f ms   (target <= 1 ms)" % (
             what, s[0], s[1]))
+        steps = res[m][0][2]
+        print("    median of each step: %s; page faults %d" % (
+            ", ".join("%s %.3f" % (k, statistics.median(r[2][k] for r in res[m]))
+                      for k in steps),
+            statistics.median(r[3] for r in res[m])))
     wa = mm([r[0] for r in res["a"]])
     print("process wall time without the tool: %.2f / %.2f ms" % wa)
     for m, what in (("b", "no cache"), ("c", "cache   ")):

@@ -296,6 +296,44 @@ def t_taskloop_race():
     check(warned == 0, "%d runs warned of a chunk without a range" % warned)
 
 
+def t_taskloop_dlopen():
+    """A taskloop in a module opened with dlopen after start-up.  The tool
+    loads glibc's unwinder (libgcc_s, 0.5-1 ms) at start-up only when a
+    module loaded then calls taskloop (ompt-tool/imports.c), never in a
+    callback: here no module did, so the construct is named after its
+    enclosing one, the same in every run, with a warning that says why;
+    the program's output is unchanged and libgcc_s is never loaded."""
+    mod = prog("tool_dlmod.so")
+    names, labels = [], []
+    for i in range(2):
+        r = run(prog("tool_dlopen"), [mod], out("dlopen%d" % i), threads=2,
+                env_extra={"LD_DEBUG": "libs"})
+        check(r.returncode == 0 and r.stdout.strip() == "threads 2 sum 499500",
+              "dlopen run %d: rc %d, %r %s" % (i, r.returncode, r.stdout,
+                                               r.stderr[-300:]))
+        inits = re.findall(r"calling init: (\S+)", r.stderr)
+        check(any("tool_dlmod.so" in f for f in inits) and
+              not any("libgcc_s" in f for f in inits),
+              "dlopen run %d: the module loaded, the unwinder not: %s" % (i, inits))
+        check("a taskloop in a module opened after the OpenMP runtime "
+              "started (dlopen)" in r.stderr,
+              "dlopen run %d: the warning says why: %s" % (i, r.stderr[-600:]))
+        p = Profile(out("dlopen%d" % i))
+        tl = {n: c for n, c in p.constructs.items() if c["kind"] == "taskloop"}
+        check(len(tl) == 1 and all("@tool_dlmod.so+0x" in n for n in tl),
+              "dlopen run %d: one taskloop, named by its enclosing construct "
+              "in the module: %s" % (i, tl))
+        chunks = [x for x in p.xus if x["kind"] == "taskloop-chunk"]
+        check(len(chunks) == 8 and sum(x["iter_count"] for x in chunks) == 1000,
+              "dlopen run %d: 8 chunks over 1000 iterations: %s" % (
+                  i, [(x["iter_start"], x["iter_count"]) for x in chunks]))
+        names.append(sorted(tl))
+        labels.append(sorted(x["label"] for x in chunks))
+    check(names[0] == names[1] and labels[0] == labels[1],
+          "dlopen: the same construct and labels in both runs: %s %s" % (
+              names, labels))
+
+
 def t_taskloop_children():
     """A task created in a taskloop chunk is labelled under its chunk
     (label(chunk).rank.addr), also when a thief started the chunk before
