@@ -126,39 +126,52 @@ static int write_xus(wctx_t *w, const ompf_profile_t *p, uint32_t n_ev, uint32_t
     return in_chunk ? emit(w, FMT_CHUNK_PARTS, in_chunk) : 0;
 }
 
-/* The same from a feed: rows chunk by chunk into buffers reused for every
- * chunk, so the XUs are never all in memory. */
+/* The same from a feed: rows a few thousand at a time into buffers reused
+ * for every batch, each batch encoded column by column as it comes
+ * (fmt_xcols.c), so that neither the XUs nor one chunk's rows are ever
+ * all in memory; the bytes are those of write_xus. */
+#define FED_BATCH 4096
 static int write_fed_xus(wctx_t *w, const ompf_xu_feed_t *f, uint32_t n_ev, uint32_t n_src)
 {
     int rc = 0;
-    size_t per = FMT_XUS_PER_CHUNK;
-    fmt_xu_row_t *rows = malloc(per * sizeof *rows);
-    ompf_xu_t *xu = malloc(per * sizeof *xu);
-    double *val = malloc(per * (n_ev ? n_ev : 1) * sizeof *val);
-    uint64_t *prov = malloc(per * (n_src ? n_src : 1) * sizeof *prov);
-    if (!rows || !xu || !val || !prov)
+    size_t per = FMT_XUS_PER_CHUNK, sub = FED_BATCH;
+    fmt_xu_row_t *rows = malloc(sub * sizeof *rows);
+    ompf_xu_t *xu = malloc(sub * sizeof *xu);
+    double *val = malloc(sub * (n_ev ? n_ev : 1) * sizeof *val);
+    uint64_t *prov = malloc(sub * (n_src ? n_src : 1) * sizeof *prov);
+    fmt_xcols_t *xc = fmt_xcols_create(n_ev, n_src);
+    if (!rows || !xu || !val || !prov || !xc)
         rc = ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
     for (size_t i = 0; i < f->n_xu && !rc; i += per) {
         size_t k = f->n_xu - i < per ? f->n_xu - i : per;
-        if ((rc = f->rows(f->ctx, i, k, xu, val, prov))) {
-            rc = ompf_error_set(w->err, rc, "%s: %s while producing XUs", w->tmp,
-                                ompf_strerror(rc));
+        for (size_t b = 0; b < k && !rc; b += sub) {
+            size_t m = k - b < sub ? k - b : sub;
+            if ((rc = f->rows(f->ctx, i + b, m, xu, val, prov))) {
+                rc = ompf_error_set(w->err, rc, "%s: %s while producing XUs", w->tmp,
+                                    ompf_strerror(rc));
+                break;
+            }
+            for (size_t j = 0; j < m; j++) {
+                rows[j].xu = &xu[j];
+                rows[j].cid = xu[j].type;
+                rows[j].lid = xu[j].label;
+                rows[j].values = n_ev ? val + j * n_ev : NULL;
+                rows[j].prov = n_src ? prov + j * n_src : NULL;
+            }
+            if (fmt_xcols_add(xc, rows, m))
+                rc = ompf_error_set(w->err, OMPF_ENOMEM, "%s: out of memory", w->tmp);
+        }
+        if (rc)
             break;
-        }
-        for (size_t j = 0; j < k; j++) {
-            rows[j].xu = &xu[j];
-            rows[j].cid = xu[j].type;
-            rows[j].lid = xu[j].label;
-            rows[j].values = n_ev ? val + j * n_ev : NULL;
-            rows[j].prov = n_src ? prov + j * n_src : NULL;
-        }
-        fmt_enc_xus(&w->payload, rows, k, n_ev, n_src);
+        if (fmt_xcols_finish(xc, &w->payload))
+            w->payload.oom = 1; /* emit says so */
         rc = emit(w, FMT_CHUNK_XUS, k);
     }
     free(rows);
     free(xu);
     free(val);
     free(prov);
+    fmt_xcols_destroy(xc);
     if (rc)
         return rc;
     const uint64_t *ex = NULL;

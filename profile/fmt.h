@@ -247,6 +247,15 @@ typedef struct fmt_xu_row {
 } fmt_xu_row_t;
 void fmt_enc_xus(fmt_buf_t *b, const fmt_xu_row_t *rows, size_t n,
                  uint32_t n_events, uint32_t n_prov);
+/* The same chunk payload fed a few rows at a time (fmt_xcols.c):
+ * fmt_xcols_add the rows in order, then fmt_xcols_finish appends to out
+ * exactly what fmt_enc_xus of all of them would and starts over.  0 or
+ * OMPF_ENOMEM. */
+typedef struct fmt_xcols fmt_xcols_t;
+fmt_xcols_t *fmt_xcols_create(uint32_t n_events, uint32_t n_prov);
+int fmt_xcols_add(fmt_xcols_t *c, const fmt_xu_row_t *rows, size_t n);
+int fmt_xcols_finish(fmt_xcols_t *c, fmt_buf_t *out);
+void fmt_xcols_destroy(fmt_xcols_t *c);
 /* The streaming writer's buffers: one array per field (contiguous
  * columns encode several times faster than rows).  fmt_enc_xu_cols writes
  * the payload of fmt_enc_xus (n_prov = 0). */

@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "fmt.h"
+#include "fmt_put.h"
 
 const char *fmt_chunk_name(uint32_t type)
 {
@@ -83,16 +84,7 @@ void fmt_buf_optstr(fmt_buf_t *b, const char *s)
     fmt_buf_bytes(b, s, n);
 }
 
-/* Value codec: varint u, tag = u & 3.
- *   0: integer, value = unzigzag(u >> 2)     (exact integers |v| <= 2^53)
- *   1: missing (u == 1)
- *   2: 8 raw little-endian IEEE-754 bytes follow (fractions, -0, inf, NaN)
- * Counter values are mostly small integers: 1-5 bytes instead of 8. */
-#define FMT_VAL_INT 0u
-#define FMT_VAL_MISSING 1u
-#define FMT_VAL_RAW 2u
-#define FMT_INT_LIMIT 9007199254740992.0 /* 2^53 */
-
+/* The value codec: fmt_put.h. */
 void fmt_buf_value(fmt_buf_t *b, double v)
 {
     if (v >= -FMT_INT_LIMIT && v <= FMT_INT_LIMIT && v == (double)(int64_t)v &&
@@ -347,49 +339,6 @@ void fmt_enc_thread(fmt_buf_t *b, const ompf_thread_t *t, uint32_t n_events)
     for (int a = 0; a < 4; a++)
         for (uint32_t e = 0; e < n_events; e++)
             fmt_buf_value(b, arr[a] ? arr[a][e] : OMPF_MISSING);
-}
-
-/* The column encoders below reserve the worst case once (a varint takes at
- * most 10 bytes, a value 9) and then write through a local pointer: no
- * capacity check per varint, and the compiler need not reload the buffer's
- * length after every byte it stores. */
-#define UV_MAX 10u
-
-static inline unsigned char *put_uv(unsigned char *o, uint64_t v)
-{
-    /* one and two bytes without a loop: the stream's times are mostly
-     * these (a loop's exit per item costs more than two compares) */
-    if (v < 0x80) {
-        *o = (unsigned char)v;
-        return o + 1;
-    }
-    if (v < 0x4000) {
-        o[0] = (unsigned char)(v | 0x80);
-        o[1] = (unsigned char)(v >> 7);
-        return o + 2;
-    }
-    while (v >= 0x80) {
-        *o++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *o++ = (unsigned char)v;
-    return o;
-}
-
-static inline unsigned char *put_value(unsigned char *o, double v)
-{
-    if (v >= -FMT_INT_LIMIT && v <= FMT_INT_LIMIT && v == (double)(int64_t)v &&
-        !(v == 0 && signbit(v)))
-        return put_uv(o, fmt_zz((int64_t)v) << 2 | FMT_VAL_INT);
-    if (ompf_is_missing(v)) {
-        *o++ = FMT_VAL_MISSING;
-        return o;
-    }
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    *o++ = FMT_VAL_RAW;
-    fmt_put_u64(o, bits);
-    return o + 8;
 }
 
 /* Reserves n_items worst-case varints; returns the write pointer or NULL
