@@ -1,6 +1,6 @@
 /* The start-up cache (OMPFUSE_CACHE_DIR, docs/tool.md): what the tool
  * learns about the machine at start -- libpfm4's event encodings, the TSC
- * rate, the CPU -> core/NUMA table -- costs tens of milliseconds (libpfm4
+ * rate, the CPU -> core/NUMA table, the CPU model -- costs tens of milliseconds (libpfm4
  * scans every PMU, the TSC is calibrated for 2 ms, hwloc probes the
  * topology) and is the same for every run on this machine until it
  * reboots.  With OMPFUSE_CACHE_DIR set (ompfuse run sets it to its
@@ -35,6 +35,7 @@ static struct {
     int32_t *core, *numa;
     size_t nev;
     char *ev_name[CACHE_MAX_EVENTS], *ev_enc[CACHE_MAX_EVENTS];
+    char cpu[256]; /* the CPU model: /proc/cpuinfo is slow to read */
 } cc;
 
 static void affinity_hex(char *buf, size_t n)
@@ -110,6 +111,8 @@ static void parse(char *text, int same_mask)
             cc.clock = 1;
             cc.mult = mult;
             cc.shift = (uint16_t)shift;
+        } else if (!strncmp(ln, "cpu ", 4) && ln[4]) {
+            snprintf(cc.cpu, sizeof cc.cpu, "%s", ln + 4);
         } else if (!strncmp(ln, "topo ", 5) && same_mask && !cc.ncpus) {
             parse_topo(ln + 5);
         }
@@ -120,12 +123,13 @@ void ft_cache_load(void)
 {
     const char *dir = getenv("OMPFUSE_CACHE_DIR");
     char boot[64] = "";
-    FILE *f;
-    if (!dir || !*dir || !(f = fopen("/proc/sys/kernel/random/boot_id", "re")))
+    int bfd;
+    if (!dir || !*dir ||
+        (bfd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) < 0)
         return;
-    if (!fgets(boot, sizeof boot, f))
-        boot[0] = '\0';
-    fclose(f);
+    ssize_t bn = read(bfd, boot, sizeof boot - 1); /* no stdio: no buffer */
+    close(bfd);
+    boot[bn > 0 ? bn : 0] = '\0';
     boot[strcspn(boot, "\n")] = '\0';
     if (!boot[0])
         return;
@@ -249,7 +253,9 @@ void ft_cache_save(void)
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", cc.path, (long)getpid());
     FILE *f = fopen(tmp, "we");
     if (!f) {
-        ft_verbose("start-up cache %s: %s", tmp, strerror(errno));
+        ft_verbose("start-up cache %s: cannot write it (%s); each run starts "
+                   "without it (OMPFUSE_CACHE_DIR must name an existing, "
+                   "writable directory)", cc.path, strerror(errno));
         return;
     }
     fprintf(f, "ompfuse-startup 1\nmask %s\n", cc.mask);
@@ -263,6 +269,8 @@ void ft_cache_save(void)
             fprintf(f, " %d", (int)cc.core[i]);
         fputc('\n', f);
     }
+    if (cc.cpu[0])
+        fprintf(f, "cpu %s\n", cc.cpu);
     for (size_t i = 0; i < cc.nev; i++)
         fprintf(f, "event %s\t%s\n", cc.ev_enc[i], cc.ev_name[i]);
     /* a concurrent run may write the same file: the last rename wins, and
@@ -271,4 +279,15 @@ void ft_cache_save(void)
         ft_verbose("start-up cache %s: %s", cc.path, strerror(errno));
         unlink(tmp);
     }
+}
+
+const char *ft_cache_cpu_model(void)
+{
+    if (!cc.cpu[0]) {
+        ompf_cpu_model(cc.cpu, sizeof cc.cpu);
+        cc.cpu[strcspn(cc.cpu, "\n")] = '\0';
+        if (ft_cache_on() && cc.cpu[0])
+            cc.dirty = 1;
+    }
+    return cc.cpu;
 }

@@ -7,9 +7,11 @@
  * reading bracketed by two rdtsc (the narrowest of several tries), and
  * the calibration runs until the brackets bound the rate's relative error
  * by FT_CLOCK_REL_ERR: an interrupt at one end cannot skew it. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tool.h"
 
@@ -85,9 +87,17 @@ static uint64_t conv(const ft_clock_t *k, uint64_t c)
 void ft_clock_init(void)
 {
 #if defined(__x86_64__)
-    /* the kernel can leave the TSC at run time: always asked */
-    if (!file_has("/sys/devices/system/clocksource/clocksource0/"
-                  "current_clocksource", "tsc"))
+    /* the kernel can leave the TSC at run time: always asked (one read,
+     * no stdio buffer: this is every run's start-up) */
+    char src[64] = "";
+    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                  O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, src, sizeof src - 1);
+        src[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    if (strncmp(src, "tsc\n", 4) && strcmp(src, "tsc"))
         return;
     ft_clock_t c;
     /* the rate is per boot (start-up cache); only the offset is new */

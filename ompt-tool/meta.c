@@ -1,4 +1,5 @@
 /* Run metadata for the profile header. */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +41,18 @@ void ft_default_output(char *buf, size_t len, const char *dir)
 
 static char *read_cmdline(void)
 {
-    FILE *f = fopen("/proc/self/cmdline", "rb");
-    if (!f)
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); /* no stdio buffer */
+    if (fd < 0)
         return NULL;
     size_t cap = 4096, n = 0;
     char *b = malloc(cap);
     while (b) {
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (n < cap - 1)
+        ssize_t got = read(fd, b + n, cap - n - 1);
+        if (got <= 0)
             break;
+        n += (size_t)got;
+        if (n < cap - 1)
+            continue;
         cap *= 2;
         char *nb = realloc(b, cap);
         if (!nb) {
@@ -59,7 +62,7 @@ static char *read_cmdline(void)
             b = nb;
         }
     }
-    fclose(f);
+    close(fd);
     if (!b)
         return NULL;
     while (n > 0 && b[n - 1] == '\0')
@@ -88,8 +91,7 @@ int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
         snprintf(buf, sizeof buf, "unknown");
     buf[255] = '\0';
     rc |= ompf_meta_set(p, "hostname", buf);
-    ompf_cpu_model(buf, sizeof buf);
-    rc |= ompf_meta_set(p, "cpu_model", buf);
+    rc |= ompf_meta_set(p, "cpu_model", ft_cache_cpu_model());
     struct utsname u;
     if (uname(&u) == 0) {
         snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release,
@@ -111,7 +113,9 @@ int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* not strftime: it reads the time zone file, for nothing here */
+    snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
     rc |= ompf_meta_set(p, "start_time", buf);
     rc |= ompf_meta_set(p, "mode", ft_g.mode);
     rc |= ompf_meta_set(p, "role", ft_g.role ? ft_g.role : "");

@@ -449,6 +449,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
         return 0;
     step[nstep++] = ft_now_slow();
     ft_topo_init();
+    (void)ft_cache_cpu_model(); /* into the cache if it was not there */
     ft_cache_save();
     step[nstep++] = ft_now_slow();
     if (build_header() != 0) {

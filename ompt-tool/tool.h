@@ -349,6 +349,9 @@ void ft_cache_put_clock(int tsc, uint32_t mult, uint16_t shift);
 /* CPUs in the table (0: not cached) */
 int ft_cache_topo(const int32_t **core, const int32_t **numa);
 void ft_cache_put_topo(int n, const int32_t *core, const int32_t *numa);
+/* The CPU model (metadata cpu_model), from the cache or /proc/cpuinfo;
+ * asked before ft_cache_save so that the next run has it. */
+const char *ft_cache_cpu_model(void);
 
 /* topo.c */
 void ft_topo_init(void);

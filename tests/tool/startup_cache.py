@@ -7,7 +7,7 @@ usage: startup_cache.py --tool LIB --ompfuse OMPFUSE --prog TOOL_MIX --workdir D
   and no cache file is written; libpfm4 and hwloc are loaded then (the
   dynamic loader's LD_DEBUG=libs lines: the tool opens them on first use);
 - with it, the first run writes DIR/.startup-<boot id> (events, clock,
-  topology) and the next run initialises no libpfm4, loads neither
+  topology, CPU model) and the next run initialises no libpfm4, loads neither
   library, and records the same event encodings and CPU -> core/NUMA as
   the uncached run;
 - what the file says is what the tool uses (a planted encoding and
@@ -140,6 +140,11 @@ def main():
         check("\nclock " not in text and "\ntopo " in text,
               "clocksource %s: cache holds topology and no clock: %r" % (src, text))
 
+    # the CPU model (/proc/cpuinfo is slow to read): cached, and the same
+    meta = export(os.path.join(w, "plain.ompf"))["metadata"]
+    check("\ncpu %s\n" % meta.get("cpu_model") in text,
+          "cache holds the CPU model %r: %r" % (meta.get("cpu_model"), text))
+
     err = run(os.path.join(w, "second.ompf"), cdir)
     check(not libpfm_initialised(err),
           "second run initialises no libpfm4: %s" % err[:400])
@@ -149,6 +154,8 @@ def main():
           re.findall(r"calling init: \S+", err))
     check("start-up cache" in err and "used" in err, "second run uses it")
     enc, cpus = profile(os.path.join(w, "second.ompf"))
+    check(export(os.path.join(w, "second.ompf"))["metadata"].get("cpu_model") ==
+          meta.get("cpu_model"), "cached CPU model recorded as read")
     check(enc == plain_enc, "cached encodings %s == libpfm4's %s" % (enc, plain_enc))
     for cpu in set(cpus) & set(plain_cpus):
         check(cpus[cpu] == plain_cpus[cpu],
