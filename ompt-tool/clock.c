@@ -97,7 +97,7 @@ void ft_clock_init(void)
         src[n > 0 ? n : 0] = '\0';
         close(fd);
     }
-    if (strncmp(src, "tsc\n", 4) && strcmp(src, "tsc"))
+    if (!strstr(src, "tsc")) /* tsc, tsc-early, hyperv_clocksource_tsc_page */
         return;
     ft_clock_t c;
     /* the rate is per boot (start-up cache); only the offset is new */

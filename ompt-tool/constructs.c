@@ -348,13 +348,13 @@ static uint64_t resolve(ft_thread_t *t, const module_t *m,
                          pname);
         else if (kind == OMPF_CK_TASKLOOP && !unwinder)
             ft_warn_once(key,
-                         "warning: a taskloop in a module opened after the "
-                         "OpenMP runtime started (dlopen) is identified by "
-                         "its enclosing construct %s instead of a source "
-                         "location (the tool does not unwind the stack "
-                         "unless a module loaded at start-up calls "
-                         "taskloop; link the module to the program for "
-                         "exact locations)", pname);
+                         "warning: a taskloop in a module that was not "
+                         "loaded when the OpenMP runtime started (opened "
+                         "with dlopen) is identified by its enclosing "
+                         "construct %s instead of a source location (the "
+                         "tool unwinds the stack only if a module loaded at "
+                         "start-up calls taskloop; link the module to the "
+                         "program for exact locations)", pname);
         else
             ft_warn_once(key,
                          "warning: a %s construct's return address lies "
@@ -368,8 +368,8 @@ static uint64_t resolve(ft_thread_t *t, const module_t *m,
     }
     c->name = namebuf;
     creg_t *r = creg_find(id, 1);
-    if (r && !r->name)
-        r->name = strdup(namebuf);
+    if (r && !r->name && !(r->name = strdup(namebuf)))
+        ncreg--; /* the slot stays free */
     ompf_wstream_construct(t->stream, id, c);
     if (t->stream2)
         ompf_wstream_construct(t->stream2, id, c);

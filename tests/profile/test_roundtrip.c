@@ -291,7 +291,9 @@ static void test_feed_labels(void **state)
     char a[512], b[512];
     snprintf(a, sizeof a, "%s/a.ompf", dir);
     snprintf(b, sizeof b, "%s/b.ompf", dir);
-    /* 3000 XUs over a trie of 1 + 40 + 40 * 30 nodes (not in XU order) */
+    /* 140,000 XUs (the feed's batches of 4,096 rows and three XUS chunks
+     * of at most 65,536) over a trie of 1 + 40 + 40 * 30 nodes (not in
+     * XU order) */
     ompf_profile_t *p = feed_header();
     uint32_t leaf[1200];
     for (uint32_t k = 0; k < 40; k++) {
@@ -300,16 +302,20 @@ static void test_feed_labels(void **state)
         for (uint32_t j = 0; j < 30; j++)
             assert_int_equal(ompf_label_append(p, mid, j * 7, &leaf[k * 30 + j]), 0);
     }
-    for (uint32_t i = 0; i < 3000; i++) {
+    for (uint32_t i = 0; i < 140000; i++) {
+        /* cpu constant until row 70,000 (inside a batch of the second
+         * chunk), then varying */
         ompf_xu_t x = {.id = i + 1, .label = leaf[(i * 37) % 1200], .parts = 1,
-                       .kind = OMPF_XU_TASK, .start_ns = i, .end_ns = 2 * i + 5};
+                       .kind = OMPF_XU_TASK, .start_ns = i, .end_ns = 2 * i + 5,
+                       .cpu = i < 70000 ? 1 : (int32_t)(i % 5) - 1, .core = -1,
+                       .numa = -1};
         double v = i * 0.5;
         assert_int_equal(ompf_xu_add(p, &x, &v), 0);
     }
     ompf_error_t err;
     assert_int_equal(ompf_profile_write(p, a, &err), 0);
     ompf_profile_t *h = feed_header();
-    ompf_xu_feed_t f = {.n_xu = 3000, .ctx = p, .rows = fed_rows,
+    ompf_xu_feed_t f = {.n_xu = 140000, .ctx = p, .rows = fed_rows,
                         .n_labels = ompf_label_count(p), .label = fed_label};
     assert_int_equal(ompf_profile_write_feed(h, &f, b, &err), 0);
     size_t n1, n2;

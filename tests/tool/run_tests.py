@@ -315,8 +315,8 @@ def t_taskloop_dlopen():
         check(any("tool_dlmod.so" in f for f in inits) and
               not any("libgcc_s" in f for f in inits),
               "dlopen run %d: the module loaded, the unwinder not: %s" % (i, inits))
-        check("a taskloop in a module opened after the OpenMP runtime "
-              "started (dlopen)" in r.stderr,
+        check("a taskloop in a module that was not loaded when the OpenMP "
+              "runtime started (opened with dlopen)" in r.stderr,
               "dlopen run %d: the warning says why: %s" % (i, r.stderr[-600:]))
         p = Profile(out("dlopen%d" % i))
         tl = {n: c for n, c in p.constructs.items() if c["kind"] == "taskloop"}
@@ -332,6 +332,20 @@ def t_taskloop_dlopen():
     check(names[0] == names[1] and labels[0] == labels[1],
           "dlopen: the same construct and labels in both runs: %s %s" % (
               names, labels))
+    # The same code in a library the program is linked to, itself linked
+    # without the runtime (no DT_NEEDED on libomp): seen at start-up, the
+    # unwinder loaded, the taskloop named at its source line in the library.
+    r = run(prog("tool_linked"), [], out("linked"), threads=2,
+            env_extra={"LD_DEBUG": "libs"})
+    check(r.returncode == 0 and r.stdout.strip() == "sum 499500",
+          "linked: rc %d, %r %s" % (r.returncode, r.stdout, r.stderr[-300:]))
+    inits = re.findall(r"calling init: (\S+)", r.stderr)
+    check(any("libgcc_s" in f for f in inits), "linked: the unwinder loaded: %s" % inits)
+    check("warning" not in r.stderr, "linked: no warning: %s" % r.stderr[-400:])
+    tl = [(n, c["module"]) for n, c in Profile(out("linked")).constructs.items()
+          if c["kind"] == "taskloop"]
+    check(len(tl) == 1 and "libtool_dllib.so" in tl[0][1] and "@" not in tl[0][0],
+          "linked: the taskloop is the library's own construct: %s" % tl)
 
 
 def t_taskloop_children():
