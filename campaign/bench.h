@@ -55,6 +55,7 @@ typedef struct settings {
     unsigned auto_want; /* --events auto[:N]: chosen per benchmark */
     ompf_uphold_t *hold; /* holds the runs' uprobes (NULL: none) */
     double timeout;
+    int exit_ok; /* the program's normal exit code (-- PROGRAM) */
     /* --events auto: chooses a program's events (cli/events_auto.c) */
     int (*choose_events)(const char *prog, char *const *argv, const char *dir, unsigned want,
                          unsigned slots, const char *const *env, size_t nenv, char ***events,

@@ -342,7 +342,7 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
         snprintf(r->note, sizeof r->note,
                  "killed after the %.0f s timeout%s%.200s (stderr: %.200s)",
                  c->o.timeout_s, tail[0] ? "; stderr: " : "", tail, errp);
-    } else if (r->signal || r->exit_code != 0) {
+    } else if (r->signal || r->exit_code != c->o.exit_ok) {
         r->status = OMPF_RUN_FAILED;
         ompf_cmpi_tail(errp, tail, sizeof tail, 3);
         if (r->signal)
@@ -350,7 +350,8 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
                      r->signal, strsignal(r->signal),
                      tail[0] ? "; stderr: " : "", tail);
         else
-            snprintf(r->note, sizeof r->note, "exit code %d%s%s", r->exit_code,
+            snprintf(r->note, sizeof r->note, "exit code %d%s%s%s", r->exit_code,
+                     c->o.exit_ok ? " (its normal one: given by --exit-code)" : "",
                      tail[0] ? "; stderr: " : "", tail);
     } else {
         char note[512];
@@ -358,10 +359,10 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
         if (access(r->profile, F_OK) != 0) {
             r->status = OMPF_RUN_FAILED;
             snprintf(r->note, sizeof r->note,
-                     "the program exited 0 but wrote no profile %s: is it an "
+                     "the program exited %d but wrote no profile %s: is it an "
                      "OpenMP program running on LLVM libomp (which loads "
                      "OMP_TOOL_LIBRARIES)?",
-                     r->profile);
+                     r->exit_code, r->profile);
         } else if (ompf_cmpi_profile_valid(r, line, note, sizeof note) != 0) {
             r->status = OMPF_RUN_FAILED;
             snprintf(r->note, sizeof r->note, "%s", note);
@@ -392,7 +393,7 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
     ompf_cmpi_wait_child(c, pid, t0, &st, &timed_out);
     if (ompf_cmpi_interrupted)
         return ompf_error_set(err, OMPF_EPERM, "interrupted");
-    if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != c->o.exit_ok) {
         char tail[400];
         ompf_cmpi_tail(errp, tail, sizeof tail, 5);
         /* empty output files tell nothing */
@@ -409,11 +410,16 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
             snprintf(what, sizeof what, "was killed by signal %d", WTERMSIG(st));
         else
             snprintf(what, sizeof what, "exited with code %d", WEXITSTATUS(st));
+        /* a program whose normal exit code is not 0 says so with --exit-code */
+        char hint[96] = "";
+        if (!timed_out && WIFEXITED(st))
+            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %d",
+                     WEXITSTATUS(st), WEXITSTATUS(st));
         return ompf_error_set(err, OMPF_EINVAL,
                               "the program %s %s even without the tool, so no "
-                              "run was started; fix the command line first "
+                              "run was started; fix the command line first%s "
                               "(stderr: %s%s%s)",
-                              c->argv[0], what, tail[0] ? tail : "empty",
+                              c->argv[0], what, hint, tail[0] ? tail : "empty",
                               kept ? "; saved in " : "", kept ? errp : "");
     }
     unlink(out);

@@ -28,6 +28,7 @@ static int execute(const ompf_plan_t *plan, char *const *argv, const settings_t 
     o.env = env;
     o.n_env = nenv;
     o.check_plain = check;
+    o.exit_ok = s->exit_ok;
     o.hold = s->hold;
     ompf_campaign_t *c;
     int rc = ompf_campaign_create(plan, argv, &o, &c, err);

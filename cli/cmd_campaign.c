@@ -89,6 +89,7 @@ static void usage(FILE *f)
         "  --quick            2 reference repeats (a faster, rougher campaign)\n"
         "  --jobs N           runs at a time (default 1)\n"
         "  --timeout S        kill a run after S seconds (default 600)\n"
+        "  --exit-code N      with -- PROGRAM: its normal exit code (default 0)\n"
         "  --summarize DIR    print the EPD table and verdicts of the campaign in DIR\n"
         "                     (from DIR/epd.tsv) and run nothing\n"
         "  -h, --help         this text\n"
@@ -149,6 +150,7 @@ int ompf_cmd_campaign(int argc, char **argv)
         {"quick", no_argument, 0, 'Q'},
         {"jobs", required_argument, 0, 'j'},
         {"timeout", required_argument, 0, 'T'},
+        {"exit-code", required_argument, 0, 'x'},
         {"summarize", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
@@ -186,6 +188,15 @@ int ompf_cmd_campaign(int argc, char **argv)
         case 't': s.threads = (unsigned)v; break;
         case 'j': s.jobs = (unsigned)v; break;
         case 'Q': quick = 1; break;
+        case 'x':
+            v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 255) {
+                fprintf(stderr, PROG ": --exit-code %s: give the program's normal exit "
+                                "code, 0 to 255\n", optarg);
+                return 2;
+            }
+            s.exit_ok = (int)v;
+            break;
         case 'T':
             s.timeout = strtod(optarg, &end);
             if (*end || !(s.timeout > 0)) {
@@ -214,6 +225,16 @@ int ompf_cmd_campaign(int argc, char **argv)
                             "give its path after --\n", custom[0]);
             return 2;
         }
+    }
+    if (s.exit_ok && !custom) {
+        fprintf(stderr, PROG ": --exit-code is for -- PROGRAM (the bundled "
+                        "benchmarks exit 0)\n");
+        return 2;
+    }
+    if (s.exit_ok && ompf_cli_auto_want(events) > 0) {
+        fprintf(stderr, PROG ": --exit-code with --events auto: the event pilots "
+                        "need a program that exits 0; give --events LIST\n");
+        return 2;
     }
     if (custom && benches) {
         fprintf(stderr, PROG ": give either --benchmarks or -- PROGRAM, not both\n");

@@ -33,6 +33,8 @@ static void usage(FILE *f)
         "  --jobs N        local: runs at a time (default 1: concurrent runs compete\n"
         "                  for cores and perturb each other's counts)\n"
         "  --timeout S     kill a run after S seconds (recorded as a failure)\n"
+        "  --exit-code N   the program's normal exit code (default 0); a run\n"
+        "                  that ends with another one failed\n"
         "  --roles LIST    only these roles (e.g. lgl,reference)\n"
         "  --tool PATH     the OMPT tool (default $OMPFUSE_TOOL, else\n"
         "                  ../lib/libompfuse.so next to this ompfuse)\n"
@@ -95,6 +97,7 @@ static int parse(int argc, char **argv, cli_t *c)
         {"out", required_argument, 0, 'o'},
         {"jobs", required_argument, 0, 'j'},
         {"timeout", required_argument, 0, 't'},
+        {"exit-code", required_argument, 0, 'x'},
         {"roles", required_argument, 0, 'r'},
         {"tool", required_argument, 0, 'T'},
         {"env", required_argument, 0, 'E'},
@@ -135,6 +138,14 @@ static int parse(int argc, char **argv, cli_t *c)
             if (*end || !(t > 0))
                 return bad("--timeout %s: give seconds > 0", optarg);
             c->o.timeout_s = t;
+            break;
+        }
+        case 'x': {
+            long x = strtol(optarg, &end, 10);
+            if (!*optarg || *end || x < 0 || x > 255)
+                return bad("--exit-code %s: give the program's normal exit code, 0 to 255",
+                           optarg);
+            c->o.exit_ok = (int)x;
             break;
         }
         case 'r': {

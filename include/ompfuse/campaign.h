@@ -47,6 +47,8 @@ typedef struct ompf_campaign_opts {
                               default next to the ompfuse binary) */
     int check_plain;       /* run the program once without the tool first
                               and refuse to start if it fails (default 1) */
+    int exit_ok;           /* the program's normal exit code (default 0):
+                              a run that exits with another one failed */
     int progress;          /* -1 auto (terminal: \r updates), 0 plain
                               lines, 1 force \r updates; -2 silent */
     FILE *log;             /* messages and progress (default stderr) */

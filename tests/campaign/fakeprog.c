@@ -7,6 +7,8 @@
  *   FAKE_FAIL=NAME     that run prints to stderr and exits 3
  *   FAKE_HANG=NAME     that run sleeps for a minute
  *   FAKE_PLAIN_FAIL=1  fail when run without the tool
+ *   FAKE_EXIT=n        a run that succeeds exits n (a program whose
+ *                      normal exit code is not 0)
  *   FAKE_SPAWN_MS=n    a run forks a child (same process group) that logs
  *                      "child NAME", sleeps n ms, then logs "late NAME":
  *                      a "late" line means it outlived what should end it */
@@ -39,6 +41,12 @@ static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+static int ok_exit(void)
+{
+    const char *e = getenv("FAKE_EXIT");
+    return e ? atoi(e) : 0;
 }
 
 int main(int argc, char **argv)
@@ -82,7 +90,7 @@ int main(int argc, char **argv)
             return 4;
         }
         logline("end", name);
-        return 0;
+        return ok_exit();
     }
     ompf_profile_t *p;
     if (ompf_profile_create(&p))
@@ -138,5 +146,5 @@ int main(int argc, char **argv)
     free(v);
     free(evs);
     logline("end", name);
-    return 0;
+    return ok_exit();
 }

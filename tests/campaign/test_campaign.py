@@ -170,6 +170,37 @@ def test_failure(tmp):
           f"plain failure message: {r.stderr}")
     check(set(n for (_w, n) in log_entries(log3)) == {"plain"}, "runs started after plain failure")
 
+    # a program whose normal exit code is 7: refused with the hint, then
+    # run with --exit-code 7; a run that ends otherwise failed
+    out4 = os.path.join(tmp, "out4")
+    log4 = os.path.join(tmp, "log4")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out4, "--", FAKE],
+                       env=env(FAKE_LOG=log4, FAKE_EXIT=7), capture_output=True, text=True)
+    check(r.returncode == 2 and "exited with code 7 even without the tool" in r.stderr
+          and "give --exit-code 7" in r.stderr, f"exit 7 without --exit-code: {r.stderr}")
+    check(set(n for (_w, n) in log_entries(log4)) == {"plain"}, "runs started after exit 7")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out4, "--exit-code", "7",
+                        "--", FAKE], env=env(FAKE_EXIT=7, FAKE_FAIL="lgl-2-r1"),
+                       capture_output=True, text=True)
+    rows = {x["profile"][:-5]: x for x in manifest(out4)}
+    check(r.returncode == 1 and rows["lgl-2-r1"]["status"] == "failed"
+          and rows["lgl-2-r1"]["exit"] == "3"
+          and all(rows[n]["status"] == "ok" and rows[n]["exit"] == "7"
+                  for n in NAMES if n != "lgl-2-r1"),
+          f"--exit-code 7: {r.returncode} {rows} {r.stderr[-500:]}")
+    check("exit code 3 (its normal one: given by --exit-code)" in r.stderr,
+          f"the failed run's note: {r.stderr[-500:]}")
+    # --resume repeats the command, --exit-code with it
+    r = subprocess.run([OMPFUSE, "run", "--resume", out4], env=env(FAKE_EXIT=7),
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and all(x["status"] == "ok" for x in manifest(out4)),
+          f"resume with --exit-code 7: {r.returncode} {r.stderr[-400:]}")
+    for bad in ("256", "-1", "x", ""):
+        r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out4, "--exit-code", bad,
+                            "--", FAKE], env=env(), capture_output=True, text=True)
+        check(r.returncode == 2 and "--exit-code" in r.stderr and "0 to 255" in r.stderr,
+              f"--exit-code {bad!r}: {r.returncode} {r.stderr}")
+
     # usage errors
     r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--", FAKE], env=env(),
                        capture_output=True, text=True)
