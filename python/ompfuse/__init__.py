@@ -3,6 +3,7 @@
     import ompfuse
     p = ompfuse.read("run.ompf")
     p.metadata      # dict: program, mode, run_id, strategy, ...
+    p.argv          # the run's command line as a list
     p.events        # DataFrame: name, status, reason, unit, source
     p.constructs    # DataFrame: name (file:line), kind, file, line, ...
     p.threads       # DataFrame per thread: os_tid; total, gap, ... per event

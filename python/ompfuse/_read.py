@@ -77,7 +77,16 @@ def _exact_counts(text, name, col, status):
 
 class Profile:
     """One profile: metadata (dict), events, constructs, threads, xus
-    (DataFrames), path, truncated and salvage_note."""
+    (DataFrames), path, truncated and salvage_note; argv, the recorded
+    command line as a list."""
+
+    @property
+    def argv(self):
+        """The program's command line as a list ([] when not recorded): the
+        metadata value "argv" joins the arguments with the unit separator
+        (\\x1f), which no argument contains in practice, unlike spaces."""
+        a = self.metadata.get("argv", "")
+        return a.split("\x1f") if a else []
 
     def __init__(self, path, meta, xus):
         self.path = path

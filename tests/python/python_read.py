@@ -131,6 +131,12 @@ if kind == "many":
     print("read_many: %d profiles, %d XUs" % (len(runs), len(allx)))
 else:
     p = check_one(os.path.join(work, kind + ".ompf"))
+    # run.ompf is `prog_fib 12` (tests/export/make_profiles.py)
+    if kind == "run" and (len(p.argv) != 2 or os.path.basename(p.argv[0]) != "prog_fib"
+                          or p.argv[1] != "12"):
+        fail("argv %r" % (p.argv,))
+    if not isinstance(p.argv, list) or any("\x1f" in a for a in p.argv):
+        fail("argv not a list of arguments: %r" % (p.argv,))
     print("%r: dtypes %s, %d parts" % (p, sorted(set(str(t) for t in p.xus.dtypes[8:])),
                                        len(p.parts)))
 if fails:
