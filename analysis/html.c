@@ -363,9 +363,26 @@ static void page_distributions(const ompf_aresult_t *r, size_t cc, const cgroup_
                 maxc = hist[b];
         }
         unsigned y = (unsigned)k * ROW + 2;
-        fprintf(f, "<g class=\"drow\"><text x=\"0\" y=\"%u\">", y + 11);
-        ompf_html_text(f, ares_construct_name(r->p, g[k].type));
-        fprintf(f, " (%zu%s)</text>", g[k].n, off ? ", some <= 0 not shown" : "");
+        /* the label must end before the bars (LEFT px at about 6 px a
+         * character): a long name keeps its end, the whole one is the
+         * row's tooltip */
+        char label[4400];
+        snprintf(label, sizeof label, "%s (%zu%s)", ares_construct_name(r->p, g[k].type),
+                 g[k].n, off ? ", some <= 0 not shown" : "");
+        size_t len = strlen(label), fit = (LEFT - 12) / 6;
+        fprintf(f, "<g class=\"drow\"><title>");
+        ompf_html_text(f, label);
+        fprintf(f, "</title><text x=\"0\" y=\"%u\">", y + 11);
+        if (len > fit) {
+            const char *tail = label + len - (fit - 1);
+            while ((*tail & 0xC0) == 0x80) /* not inside a UTF-8 character */
+                tail++;
+            fputs("\xe2\x80\xa6", f); /* ... */
+            ompf_html_text(f, tail);
+        } else {
+            ompf_html_text(f, label);
+        }
+        fputs("</text>", f);
         for (int b = 0; b < BINS; b++)
             if (hist[b])
                 fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"#1f77b4\" "
