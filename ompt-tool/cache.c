@@ -122,14 +122,10 @@ static void parse(char *text, int same_mask)
 void ft_cache_load(void)
 {
     const char *dir = getenv("OMPFUSE_CACHE_DIR");
-    char boot[64] = "";
-    int bfd;
-    if (!dir || !*dir ||
-        (bfd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) < 0)
+    char boot[64];
+    if (!dir || !*dir)
         return;
-    ssize_t bn = read(bfd, boot, sizeof boot - 1); /* no stdio: no buffer */
-    close(bfd);
-    boot[bn > 0 ? bn : 0] = '\0';
+    ft_read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
     boot[strcspn(boot, "\n")] = '\0';
     if (!boot[0])
         return;

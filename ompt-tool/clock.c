@@ -7,11 +7,9 @@
  * reading bracketed by two rdtsc (the narrowest of several tries), and
  * the calibration runs until the brackets bound the rate's relative error
  * by FT_CLOCK_REL_ERR: an interrupt at one end cannot skew it. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "tool.h"
 
@@ -89,14 +87,9 @@ void ft_clock_init(void)
 #if defined(__x86_64__)
     /* the kernel can leave the TSC at run time: always asked (one read,
      * no stdio buffer: this is every run's start-up) */
-    char src[64] = "";
-    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                  O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, src, sizeof src - 1);
-        src[n > 0 ? n : 0] = '\0';
-        close(fd);
-    }
+    char src[64];
+    ft_read_small("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                  src, sizeof src);
     if (!strstr(src, "tsc")) /* tsc, tsc-early, hyperv_clocksource_tsc_page */
         return;
     ft_clock_t c;

@@ -12,10 +12,12 @@
 #define FT_HAVE_RSEQ 1
 #endif
 #endif
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ompfuse/counters.h"
 #include "ompfuse/file.h"
@@ -338,6 +340,17 @@ ft_construct_memo(ft_thread_t *t, const void *codeptr,
 /* cache.c: the start-up cache (OMPFUSE_CACHE_DIR): loaded before the
  * clock, events and topology are set up, saved after; without it every
  * lookup misses and every put is ignored. */
+/* A small file (boot id, clocksource) into buf, NUL-terminated ("" when
+ * unreadable): one read, no stdio buffer, for the start-up. */
+static inline void ft_read_small(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
 void ft_cache_load(void);
 void ft_cache_save(void);
 const char *ft_cache_event(const char *name, void *ctx); /* ompf_cnt_lookup_t */

@@ -400,7 +400,6 @@ void fmt_enc_labels(fmt_buf_t *b, const fmt_label_rec_t *l, size_t n)
  * item is one byte iff its raw number + 64 is below 128.  When every item
  * is one byte the second pass is a narrowing copy.  Updates o; both
  * writers use it, so the stream's bytes are the row encoder's. */
-#define MCOL_ITEM_(SIGNED, X) ((SIGNED) ? fmt_zz((int64_t)(X)) : (uint64_t)(X))
 #define MCOL(N, FIRST, ITEM, SIGNED)                                        \
     do {                                                                    \
         size_t n_ = (N);                                                    \

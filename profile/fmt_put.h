@@ -24,6 +24,10 @@
  * length after every byte it stores. */
 #define UV_MAX 10u
 
+/* An item of a mode column as stored: zigzag when the column is signed
+ * (fmt_codec.c MCOL, fmt_xcols.c). */
+#define MCOL_ITEM_(SIGNED, X) ((SIGNED) ? fmt_zz((int64_t)(X)) : (uint64_t)(X))
+
 static inline unsigned char *put_uv(unsigned char *o, uint64_t v)
 {
     /* one and two bytes without a loop: the stream's times are mostly

@@ -63,8 +63,6 @@ void fmt_xcols_destroy(fmt_xcols_t *c)
     free(c);
 }
 
-static uint64_t item(int sg, uint64_t raw) { return sg ? fmt_zz((int64_t)raw) : raw; }
-
 /* Items of scalar column k of n rows, raw (before the zigzag), into out. */
 static void extract(int k, const fmt_xu_row_t *r, size_t n, uint64_t *prev, uint64_t *out)
 {
@@ -124,8 +122,8 @@ static int mode_add(xcol_t *c, int sg, const uint64_t *it, size_t n)
         if (fmt_buf_reserve(&c->buf, (c->n + n - k) * UV_MAX))
             return OMPF_ENOMEM;
         unsigned char *o = c->buf.data + c->buf.len;
-        o = put_uv(o, item(sg, c->first));
-        uint64_t s = item(sg, c->second);
+        o = put_uv(o, MCOL_ITEM_(sg, c->first));
+        uint64_t s = MCOL_ITEM_(sg, c->second);
         for (size_t i = 1; i < c->n; i++)
             o = put_uv(o, s);
         c->buf.len = (size_t)(o - c->buf.data);
@@ -136,7 +134,7 @@ static int mode_add(xcol_t *c, int sg, const uint64_t *it, size_t n)
         return OMPF_ENOMEM;
     unsigned char *o = c->buf.data + c->buf.len;
     for (size_t i = j; i < n; i++)
-        o = put_uv(o, item(sg, it[i]));
+        o = put_uv(o, MCOL_ITEM_(sg, it[i]));
     c->buf.len = (size_t)(o - c->buf.data);
     c->n += n - j;
     return 0;
@@ -196,11 +194,11 @@ int fmt_xcols_finish(fmt_xcols_t *c, fmt_buf_t *out)
             const xcol_t *x = &c->col[k];
             if (x->n >= 2 && !x->differ) {
                 *o++ = 1;
-                o = put_uv(o, item(sgn[k], x->first));
-                o = put_uv(o, item(sgn[k], x->second));
+                o = put_uv(o, MCOL_ITEM_(sgn[k], x->first));
+                o = put_uv(o, MCOL_ITEM_(sgn[k], x->second));
             } else if (x->n == 1) {
                 *o++ = 0;
-                o = put_uv(o, item(sgn[k], x->first));
+                o = put_uv(o, MCOL_ITEM_(sgn[k], x->first));
             } else {
                 *o++ = 0;
                 if (x->buf.len) /* empty when n == 0 */
