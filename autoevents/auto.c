@@ -89,16 +89,26 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
     /* the program alone, twice: the time the budget is relative to */
     double plain = INFINITY, plain_cpu = INFINITY;
     for (int k = 0; k < 2; k++) {
-        int rc = ompf_auto_rate_round(argv, o->env, o->n_env, NULL, 0, o->timeout_s, &r, err);
-        int failed = r.failed || r.killed;
+        int rc = ompf_auto_rate_round(argv, o->env, o->n_env, &o->exit_ok, NULL, 0,
+                                      o->timeout_s, &r, err);
+        int killed = r.killed, failed = r.failed, st = r.status;
         double sec = r.seconds, cpu = r.cpu;
         ompf_auto_round_free(&r);
         if (rc)
             return rc;
-        if (failed)
-            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool (or timed out "
-                                  "after %.0f s): nothing to choose events from", argv[0],
+        if (killed)
+            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: it ran longer "
+                                  "than %.0f s; nothing to choose events from", argv[0],
                                   o->timeout_s);
+        if (failed && WIFEXITED(st))
+            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: it exited "
+                                  "with code %d; nothing to choose events from (if %d is how "
+                                  "it normally ends, give --exit-code %d)", argv[0],
+                                  WEXITSTATUS(st), WEXITSTATUS(st), WEXITSTATUS(st));
+        if (failed)
+            return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: killed by "
+                                  "signal %d; nothing to choose events from", argv[0],
+                                  WTERMSIG(st));
         plain = fmin(plain, sec);
         plain_cpu = fmin(plain_cpu, cpu > 0 ? cpu : sec);
     }
@@ -130,7 +140,7 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
         double budget = 2.0 * plain + 1.0 +
                         (double)(na < MAX_PILOT ? na : MAX_PILOT) * o->max_slowdown * plain;
         hold_only(o->hold, alive, na);
-        rc = ompf_auto_rate_round(argv, o->env, o->n_env, alive, na, budget, &r, err);
+        rc = ompf_auto_rate_round(argv, o->env, o->n_env, &o->exit_ok, alive, na, budget, &r, err);
         if (rc) {
             ompf_auto_round_free(&r);
             break;
@@ -217,6 +227,7 @@ static int run_pilot(const ompf_plan_t *plan, const char *dir, char *const *argv
     co.timeout_s = o->timeout_s;
     co.env = o->env;
     co.n_env = o->n_env;
+    co.exit_ok = o->exit_ok;
     co.check_plain = 0;
     co.tool_path = o->tool_path;
     co.progress = -1; /* the runs as they end: the pilots take a minute or more */
@@ -273,12 +284,14 @@ static double best_cpu(const ompf_campaign_t *c, size_t line)
 /* The XU pilot's profile: a run whose program succeeded counts as one
  * even when some candidates failed to open (a uprobe the kernel cannot
  * place on that instruction, ENOTSUPP, is only found in the process). */
-static const char *profile_of(const ompf_campaign_t *c, size_t line, size_t skip)
+static const char *profile_of(const ompf_campaign_t *c, const ompf_exit_set_t *ok, size_t line,
+                              size_t skip)
 {
     for (size_t i = 0; i < ompf_campaign_run_count(c); i++) {
         const ompf_campaign_run_t *r = ompf_campaign_run_get(c, i);
         if (r->line == line && (r->status == OMPF_RUN_OK ||
-                                (r->status == OMPF_RUN_FAILED && r->exit_code == 0 &&
+                                (r->status == OMPF_RUN_FAILED &&
+                                 ompf_exit_set_has(ok, r->exit_code) &&
                                  !r->signal && access(r->profile, R_OK) == 0)) &&
             skip-- == 0)
             return r->profile;
@@ -367,7 +380,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
         rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
-        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, 2, 0) && best_seconds(c, 1) < INFINITY)
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, &o->exit_ok, 2, 0) && best_seconds(c, 1) < INFINITY)
             rc = 0; /* candidates that did not open are rejected below */
         else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
             rc = OMPF_EINVAL;
@@ -375,7 +388,7 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0) {
         a->base_s = best_seconds(c, 1);
         a->base_cpu = best_cpu(c, 1);
-        const char *pp = profile_of(c, 2, 0), *pp2 = profile_of(c, 2, 1);
+        const char *pp = profile_of(c, &o->exit_ok, 2, 0), *pp2 = profile_of(c, &o->exit_ok, 2, 1);
         ompf_read_info_t info;
         rc = pp ? ompf_profile_read(pp, &p, &info, err)
                 : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");

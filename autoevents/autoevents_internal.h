@@ -83,8 +83,8 @@ double ompf_cmpi_now(void); /* monotonic seconds (campaign/campaign.c) */
  * 0 (r filled, even when the program failed: r->failed), OMPF_EPERM when
  * the counters may not be opened (err says to run as root). */
 int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
-                         char *const *names, size_t n, double budget_s, ompf_auto_round_t *r,
-                         ompf_error_t *err);
+                         const ompf_exit_set_t *exit_ok, char *const *names, size_t n,
+                         double budget_s, ompf_auto_round_t *r, ompf_error_t *err);
 void ompf_auto_round_free(ompf_auto_round_t *r);
 /* The verdicts of one rate-pilot round on the candidates idx[0..na)
  * (ratepilot.c); returns how many it dropped as too hot or unusable. */

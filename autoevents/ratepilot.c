@@ -54,8 +54,8 @@ static void child(int rd, char *const *argv, const char *const *env, size_t nenv
 }
 
 int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
-                         char *const *names, size_t n, double budget_s, ompf_auto_round_t *r,
-                         ompf_error_t *err)
+                         const ompf_exit_set_t *exit_ok, char *const *names, size_t n,
+                         double budget_s, ompf_auto_round_t *r, ompf_error_t *err)
 {
     memset(r, 0, sizeof *r);
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -160,7 +160,8 @@ int ompf_auto_rate_round(char *const *argv, const char *const *env, size_t nenv,
     r->seconds = ompf_cmpi_now() - t0;
     r->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-    r->failed = !r->killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    r->failed = !r->killed &&
+                !(WIFEXITED(status) && ompf_exit_set_has(exit_ok, WEXITSTATUS(status)));
     r->status = status;
     for (size_t i = 0; i < n; i++) {
         r->count[i] = 0;

@@ -55,11 +55,11 @@ typedef struct settings {
     unsigned auto_want; /* --events auto[:N]: chosen per benchmark */
     ompf_uphold_t *hold; /* holds the runs' uprobes (NULL: none) */
     double timeout;
-    int exit_ok; /* the program's normal exit code (-- PROGRAM) */
+    ompf_exit_set_t exit_ok; /* the program's normal exit codes (-- PROGRAM) */
     /* --events auto: chooses a program's events (cli/events_auto.c) */
     int (*choose_events)(const char *prog, char *const *argv, const char *dir, unsigned want,
-                         unsigned slots, const char *const *env, size_t nenv, char ***events,
-                         size_t *n);
+                         unsigned slots, const char *const *env, size_t nenv,
+                         const ompf_exit_set_t *exit_ok, char ***events, size_t *n);
 } settings_t;
 
 /* ---- driver.c ---- */

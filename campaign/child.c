@@ -342,17 +342,23 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
         snprintf(r->note, sizeof r->note,
                  "killed after the %.0f s timeout%s%.200s (stderr: %.200s)",
                  c->o.timeout_s, tail[0] ? "; stderr: " : "", tail, errp);
-    } else if (r->signal || r->exit_code != c->o.exit_ok) {
+    } else if (r->signal || !ompf_exit_set_has(&c->o.exit_ok, r->exit_code)) {
         r->status = OMPF_RUN_FAILED;
         ompf_cmpi_tail(errp, tail, sizeof tail, 3);
         if (r->signal)
             snprintf(r->note, sizeof r->note, "killed by signal %d (%s)%s%s",
                      r->signal, strsignal(r->signal),
                      tail[0] ? "; stderr: " : "", tail);
-        else
-            snprintf(r->note, sizeof r->note, "exit code %d%s%s%s", r->exit_code,
-                     c->o.exit_ok ? " (its normal one: given by --exit-code)" : "",
+        else {
+            char normal[128] = "", set[64];
+            if (!ompf_exit_set_is_default(&c->o.exit_ok)) {
+                ompf_exit_set_format(&c->o.exit_ok, set, sizeof set);
+                snprintf(normal, sizeof normal, " (its normal ones: %s, given by --exit-code)",
+                         set);
+            }
+            snprintf(r->note, sizeof r->note, "exit code %d%s%s%s", r->exit_code, normal,
                      tail[0] ? "; stderr: " : "", tail);
+        }
     } else {
         char note[512];
         const ompf_plan_run_t *line = c->line[r - c->runs];
@@ -393,7 +399,7 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
     ompf_cmpi_wait_child(c, pid, t0, &st, &timed_out);
     if (ompf_cmpi_interrupted)
         return ompf_error_set(err, OMPF_EPERM, "interrupted");
-    if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != c->o.exit_ok) {
+    if (timed_out || !WIFEXITED(st) || !ompf_exit_set_has(&c->o.exit_ok, WEXITSTATUS(st))) {
         char tail[400];
         ompf_cmpi_tail(errp, tail, sizeof tail, 5);
         /* empty output files tell nothing */
@@ -411,10 +417,18 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
         else
             snprintf(what, sizeof what, "exited with code %d", WEXITSTATUS(st));
         /* a program whose normal exit code is not 0 says so with --exit-code */
-        char hint[96] = "";
-        if (!timed_out && WIFEXITED(st))
-            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %d",
-                     WEXITSTATUS(st), WEXITSTATUS(st));
+        char hint[1100] = "";
+        if (!timed_out && WIFEXITED(st)) {
+            /* the codes given so far and this one (1 KiB: any set) */
+            ompf_exit_set_t with = c->o.exit_ok;
+            char set[1024];
+            if (ompf_exit_set_is_default(&with))
+                memset(&with, 0, sizeof with);
+            with.bits[WEXITSTATUS(st) >> 6] |= 1ull << (WEXITSTATUS(st) & 63);
+            ompf_exit_set_format(&with, set, sizeof set);
+            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %s",
+                     WEXITSTATUS(st), set);
+        }
         return ompf_error_set(err, OMPF_EINVAL,
                               "the program %s %s even without the tool, so no "
                               "run was started; fix the command line first%s "

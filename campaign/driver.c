@@ -202,8 +202,8 @@ static void do_bench_events(const char *name, char *const *argv, const char *sch
             res->error = 1;
             return;
         }
-        if (s->choose_events(PROG, argv, res->dir, s->auto_want, s->slots, env, nenv, &chosen,
-                                 &local.nevents)) {
+        if (s->choose_events(PROG, argv, res->dir, s->auto_want, s->slots, env, nenv,
+                             &s->exit_ok, &chosen, &local.nevents)) {
             snprintf(res->note, sizeof res->note, "--events auto could not choose events "
                                                   "(see above)");
             res->error = 1;

@@ -89,7 +89,8 @@ static void usage(FILE *f)
         "  --quick            2 reference repeats (a faster, rougher campaign)\n"
         "  --jobs N           runs at a time (default 1)\n"
         "  --timeout S        kill a run after S seconds (default 600)\n"
-        "  --exit-code N      with -- PROGRAM: its normal exit code (default 0)\n"
+        "  --exit-code L      with -- PROGRAM: its normal exit codes (default 0;\n"
+        "                     e.g. 3, 0,3, 1-9 or any)\n"
         "  --summarize DIR    print the EPD table and verdicts of the campaign in DIR\n"
         "                     (from DIR/epd.tsv) and run nothing\n"
         "  -h, --help         this text\n"
@@ -189,13 +190,11 @@ int ompf_cmd_campaign(int argc, char **argv)
         case 'j': s.jobs = (unsigned)v; break;
         case 'Q': quick = 1; break;
         case 'x':
-            v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 0 || v > 255) {
+            if (ompf_exit_set_parse(optarg, &s.exit_ok)) {
                 fprintf(stderr, PROG ": --exit-code %s: give the program's normal exit "
-                                "code, 0 to 255\n", optarg);
+                                "codes, 0 to 255 (3, 0,3, 1-9 or any)\n", optarg);
                 return 2;
             }
-            s.exit_ok = (int)v;
             break;
         case 'T':
             s.timeout = strtod(optarg, &end);
@@ -226,14 +225,9 @@ int ompf_cmd_campaign(int argc, char **argv)
             return 2;
         }
     }
-    if (s.exit_ok && !custom) {
+    if (!ompf_exit_set_is_default(&s.exit_ok) && !custom) {
         fprintf(stderr, PROG ": --exit-code is for -- PROGRAM (the bundled "
                         "benchmarks exit 0)\n");
-        return 2;
-    }
-    if (s.exit_ok && ompf_cli_auto_want(events) > 0) {
-        fprintf(stderr, PROG ": --exit-code with --events auto: the event pilots "
-                        "need a program that exits 0; give --events LIST\n");
         return 2;
     }
     if (custom && benches) {

@@ -35,6 +35,8 @@ static void usage(FILE *f)
         "  --auto-dir DIR       where the pilots run and the choice is saved\n"
         "                       (DIR/events-auto.txt, reused when present; default\n"
         "                       ompfuse-auto)\n"
+        "  --exit-code L        with --events auto: PROGRAM's normal exit codes\n"
+        "                       (default 0; e.g. 3, 0,3, 1-9 or any)\n"
         "  --slots N            counter limit (default: $OMPFUSE_PMU_SLOTS, else\n"
         "                       the PMU's general counters; required without a\n"
         "                       hardware PMU)\n"
@@ -133,6 +135,7 @@ int ompf_cmd_plan(int argc, char **argv)
         {"assume-compatible", no_argument, 0, 'A'},
         {"output", required_argument, 0, 'o'},
         {"auto-dir", required_argument, 0, 'D'},
+        {"exit-code", required_argument, 0, 'x'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *events = NULL, *output = "-", *forwhat = "both", *auto_dir = "ompfuse-auto";
@@ -140,6 +143,8 @@ int ompf_cmd_plan(int argc, char **argv)
     size_t npilot = 0;
     long slots = -1;
     int assume = 0;
+    ompf_exit_set_t exit_ok;
+    memset(&exit_ok, 0, sizeof exit_ok);
     ompf_plan_opts_t o;
     ompf_plan_opts_init(&o);
     ompf_cli_opts_t po;
@@ -196,6 +201,13 @@ int ompf_cmd_plan(int argc, char **argv)
             break;
         case 'A': assume = 1; break;
         case 'D': auto_dir = optarg; break;
+        case 'x':
+            if (ompf_exit_set_parse(optarg, &exit_ok)) {
+                fprintf(stderr, "ompfuse plan: --exit-code %s: give the program's normal exit "
+                                "codes, 0 to 255 (3, 0,3, 1-9 or any)\n", optarg);
+                return 2;
+            }
+            break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;
         default: /* bad option, reported */
@@ -216,6 +228,11 @@ int ompf_cmd_plan(int argc, char **argv)
     if (optind < argc && !want) {
         fprintf(stderr, "ompfuse plan: unexpected argument '%s'; see 'ompfuse plan --help'\n",
                 argv[optind]);
+        return 2;
+    }
+    if (!want && !ompf_exit_set_is_default(&exit_ok)) {
+        fprintf(stderr, "ompfuse plan: --exit-code is for the pilot runs of --events auto; "
+                        "give it to ompfuse run or campaign\n");
         return 2;
     }
     if (want && !prog) {
@@ -302,7 +319,7 @@ int ompf_cmd_plan(int argc, char **argv)
             return 2;
         }
         if (ompf_cli_auto_events("ompfuse plan", prog, auto_dir, (unsigned)want, o.slots,
-                                 NULL, 0, &chosen, &n))
+                                 NULL, 0, &exit_ok, &chosen, &n))
             return 2;
         for (size_t i = 0; i < n && i < 256; i++)
             items[i] = chosen[i];

@@ -33,8 +33,8 @@ static void usage(FILE *f)
         "  --jobs N        local: runs at a time (default 1: concurrent runs compete\n"
         "                  for cores and perturb each other's counts)\n"
         "  --timeout S     kill a run after S seconds (recorded as a failure)\n"
-        "  --exit-code N   the program's normal exit code (default 0); a run\n"
-        "                  that ends with another one failed\n"
+        "  --exit-code L   the program's normal exit codes (default 0; e.g. 3,\n"
+        "                  0,3, 1-9 or any); a run that ends otherwise failed\n"
         "  --roles LIST    only these roles (e.g. lgl,reference)\n"
         "  --tool PATH     the OMPT tool (default $OMPFUSE_TOOL, else\n"
         "                  ../lib/libompfuse.so next to this ompfuse)\n"
@@ -140,14 +140,11 @@ static int parse(int argc, char **argv, cli_t *c)
             c->o.timeout_s = t;
             break;
         }
-        case 'x': {
-            long x = strtol(optarg, &end, 10);
-            if (!*optarg || *end || x < 0 || x > 255)
-                return bad("--exit-code %s: give the program's normal exit code, 0 to 255",
-                           optarg);
-            c->o.exit_ok = (int)x;
+        case 'x':
+            if (ompf_exit_set_parse(optarg, &c->o.exit_ok))
+                return bad("--exit-code %s: give the program's normal exit codes, 0 to 255 "
+                           "(3, 0,3, 1-9 or any)", optarg);
             break;
-        }
         case 'r': {
             /* check every role name now rather than silently running nothing */
             char *copy = strdup(optarg);

@@ -7,6 +7,7 @@
 #define OMPF_CLI_COMMANDS_H
 
 #include <stddef.h>
+#include "ompfuse/campaign.h"
 
 /* The end of every command's --help that can only succeed or fail. */
 #define OMPF_CLI_EXIT_HELP                                                        \
@@ -22,8 +23,8 @@ int ompf_cmd_plan(int argc, char **argv);     /* cmd_plan.c */
  * ordered for plans of `slots` events a run; 0, or -1 after printing why. */
 int ompf_cli_auto_want(const char *events);
 int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, unsigned want,
-                         unsigned slots, const char *const *env, size_t nenv, char ***events,
-                         size_t *n);
+                         unsigned slots, const char *const *env, size_t nenv,
+                         const ompf_exit_set_t *exit_ok, char ***events, size_t *n);
 /* The holder of the current command's uprobes, for the pilots of
  * ompf_cli_auto_events (NULL: none). */
 extern struct ompf_uphold *ompf_cli_uphold;

@@ -12,7 +12,7 @@
 
 static int choose_or_load(const char *prog, char *const *argv, const char *dir,
                                 unsigned want, const char *const *env, size_t nenv,
-                                char ***events, size_t *n);
+                                const ompf_exit_set_t *exit_ok, char ***events, size_t *n);
 
 ompf_uphold_t *ompf_cli_uphold;
 
@@ -46,10 +46,10 @@ static void deal(char **ev, size_t n, unsigned slots)
 }
 
 int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, unsigned want,
-                         unsigned slots, const char *const *env, size_t nenv, char ***events,
-                         size_t *n)
+                         unsigned slots, const char *const *env, size_t nenv,
+                         const ompf_exit_set_t *exit_ok, char ***events, size_t *n)
 {
-    int rc = choose_or_load(prog, argv, dir, want, env, nenv, events, n);
+    int rc = choose_or_load(prog, argv, dir, want, env, nenv, exit_ok, events, n);
     if (rc == 0 && *n > slots) {
         deal(*events, *n, slots);
         fprintf(stderr, "%s: auto: in the order of the plan (the best spread over the %u-event "
@@ -63,7 +63,7 @@ int ompf_cli_auto_events(const char *prog, char *const *argv, const char *dir, u
 
 static int choose_or_load(const char *prog, char *const *argv, const char *dir,
                                 unsigned want, const char *const *env, size_t nenv,
-                                char ***events, size_t *n)
+                                const ompf_exit_set_t *exit_ok, char ***events, size_t *n)
 {
     char saved[4096], work[4096];
     snprintf(saved, sizeof saved, "%s/events-auto.txt", dir);
@@ -84,6 +84,8 @@ static int choose_or_load(const char *prog, char *const *argv, const char *dir,
     o.work_dir = work;
     o.env = env;
     o.n_env = nenv;
+    if (exit_ok)
+        o.exit_ok = *exit_ok;
     /* the pilots' uprobes held (`plan` has no holder of its own) */
     ompf_uphold_t *own = NULL;
     if (!ompf_cli_uphold && ompf_uphold_create(stderr, &own)) {

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "ompfuse/campaign.h"
 #include "ompfuse/profile.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,7 @@ typedef struct ompf_auto_opts {
     size_t n_env;
     double timeout_s;       /* per pilot run (default 600) */
     FILE *log;              /* progress and the reasons (default stderr) */
+    ompf_exit_set_t exit_ok;  /* the program's normal exit codes (zeroed: {0}) */
     struct ompf_uphold *hold; /* holds the pilots' uprobes (ompfuse/uphold.h);
                                  NULL: they go through the uprobe PMU */
 } ompf_auto_opts_t;

@@ -38,6 +38,19 @@ typedef enum ompf_run_status {
 
 const char *ompf_run_status_name(int s); /* "ok", "failed", ... */
 
+/* The program's normal exit codes (--exit-code): a set of 0-255.  The
+ * zeroed set is the default, {0}. */
+typedef struct ompf_exit_set {
+    uint64_t bits[4];
+} ompf_exit_set_t;
+
+/* "0", "0,3", "1-9,20" or "any": 0, or OMPF_EINVAL (s unchanged). */
+int ompf_exit_set_parse(const char *text, ompf_exit_set_t *s);
+int ompf_exit_set_has(const ompf_exit_set_t *s, int code); /* s NULL: {0} */
+int ompf_exit_set_is_default(const ompf_exit_set_t *s);    /* {0} */
+/* "0,3", "1-9", "any" (as parse reads it back). */
+void ompf_exit_set_format(const ompf_exit_set_t *s, char *buf, size_t n);
+
 typedef struct ompf_campaign_opts {
     const char *out_dir;   /* created if missing */
     unsigned jobs;         /* runs at a time (default 1) */
@@ -47,8 +60,8 @@ typedef struct ompf_campaign_opts {
                               default next to the ompfuse binary) */
     int check_plain;       /* run the program once without the tool first
                               and refuse to start if it fails (default 1) */
-    int exit_ok;           /* the program's normal exit code (default 0):
-                              a run that exits with another one failed */
+    ompf_exit_set_t exit_ok; /* the program's normal exit codes (zeroed:
+                              {0}): a run that exits with another failed */
     int progress;          /* -1 auto (terminal: \r updates), 0 plain
                               lines, 1 force \r updates; -2 silent */
     FILE *log;             /* messages and progress (default stderr) */

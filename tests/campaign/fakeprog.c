@@ -9,6 +9,8 @@
  *   FAKE_PLAIN_FAIL=1  fail when run without the tool
  *   FAKE_EXIT=n        a run that succeeds exits n (a program whose
  *                      normal exit code is not 0)
+ *   FAKE_EXIT_RUN=NAME:n that run, succeeding, exits n (a program whose
+ *                      exit code varies)
  *   FAKE_SPAWN_MS=n    a run forks a child (same process group) that logs
  *                      "child NAME", sleeps n ms, then logs "late NAME":
  *                      a "late" line means it outlived what should end it */
@@ -43,8 +45,11 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-static int ok_exit(void)
+static int ok_exit(const char *name)
 {
+    const char *r = getenv("FAKE_EXIT_RUN"), *colon = r ? strrchr(r, ':') : NULL;
+    if (colon && strlen(name) == (size_t)(colon - r) && !strncmp(r, name, strlen(name)))
+        return atoi(colon + 1);
     const char *e = getenv("FAKE_EXIT");
     return e ? atoi(e) : 0;
 }
@@ -90,7 +95,7 @@ int main(int argc, char **argv)
             return 4;
         }
         logline("end", name);
-        return ok_exit();
+        return ok_exit(name);
     }
     ompf_profile_t *p;
     if (ompf_profile_create(&p))
@@ -146,5 +151,5 @@ int main(int argc, char **argv)
     free(v);
     free(evs);
     logline("end", name);
-    return ok_exit();
+    return ok_exit(name);
 }

@@ -188,14 +188,43 @@ def test_failure(tmp):
           and all(rows[n]["status"] == "ok" and rows[n]["exit"] == "7"
                   for n in NAMES if n != "lgl-2-r1"),
           f"--exit-code 7: {r.returncode} {rows} {r.stderr[-500:]}")
-    check("exit code 3 (its normal one: given by --exit-code)" in r.stderr,
+    check("exit code 3 (its normal ones: 7, given by --exit-code)" in r.stderr,
           f"the failed run's note: {r.stderr[-500:]}")
     # --resume repeats the command, --exit-code with it
     r = subprocess.run([OMPFUSE, "run", "--resume", out4], env=env(FAKE_EXIT=7),
                        capture_output=True, text=True)
     check(r.returncode == 0 and all(x["status"] == "ok" for x in manifest(out4)),
           f"resume with --exit-code 7: {r.returncode} {r.stderr[-400:]}")
-    for bad in ("256", "-1", "x", ""):
+    # a program whose exit code varies: a list and a range; the plain run's
+    # refusal names the codes given so far and the new one
+    out5 = os.path.join(tmp, "out5")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out5, "--exit-code", "0,9",
+                        "--", FAKE], env=env(FAKE_EXIT=7), capture_output=True, text=True)
+    check(r.returncode == 2 and "exited with code 7 even without the tool" in r.stderr
+          and "give --exit-code 0,7,9" in r.stderr, f"exit 7 with --exit-code 0,9: {r.stderr}")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out5, "--exit-code", "0,7-9",
+                        "--", FAKE], env=env(FAKE_EXIT=7, FAKE_EXIT_RUN="lgl-2-r1:9"),
+                       capture_output=True, text=True)
+    rows = {x["profile"][:-5]: x for x in manifest(out5)}
+    check(r.returncode == 0 and rows["lgl-2-r1"]["exit"] == "9"
+          and all(x["status"] == "ok" for x in rows.values())
+          and all(rows[n]["exit"] == "7" for n in NAMES if n != "lgl-2-r1"),
+          f"--exit-code 0,7-9, one run exits 9: {r.returncode} {rows} {r.stderr[-500:]}")
+    out6 = os.path.join(tmp, "out6")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out6, "--exit-code", "7,8",
+                        "--", FAKE], env=env(FAKE_EXIT=7, FAKE_EXIT_RUN="lgl-2-r1:9"),
+                       capture_output=True, text=True)
+    rows = {x["profile"][:-5]: x for x in manifest(out6)}
+    check(r.returncode == 1 and rows["lgl-2-r1"]["status"] == "failed"
+          and "exit code 9 (its normal ones: 7,8, given by --exit-code)" in r.stderr,
+          f"--exit-code 7,8, one run exits 9: {r.returncode} {r.stderr[-500:]}")
+    out7 = os.path.join(tmp, "out7")
+    r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out7, "--exit-code", "any",
+                        "--", FAKE], env=env(FAKE_EXIT=200, FAKE_EXIT_RUN="lgl-2-r1:1"),
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and all(x["status"] == "ok" for x in manifest(out7)),
+          f"--exit-code any: {r.returncode} {r.stderr[-400:]}")
+    for bad in ("256", "-1", "x", "", "3-1", "1,", ",1", "1-", "0-256", "any,1"):
         r = subprocess.run([OMPFUSE, "run", "--plan", plan, "--out", out4, "--exit-code", bad,
                             "--", FAKE], env=env(), capture_output=True, text=True)
         check(r.returncode == 2 and "--exit-code" in r.stderr and "0 to 255" in r.stderr,
@@ -305,6 +334,23 @@ def test_cli(tmp):
           f"missing program: exit {r.returncode}, {r.stderr}")
     runs2 = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
     check(runs2 == runs, f"second campaign ran {runs2 - runs} runs again")
+    # a program whose exit code varies: --exit-code LIST for all its runs
+    out8 = os.path.join(tmp, "camp8")
+    r = subprocess.run([OMPFUSE, "campaign", "--out", out8, "--quick", "--exit-code", "7,9",
+                        "--", FAKE, "x"], env=env(FAKE_EXIT=7, FAKE_EXIT_RUN="lgl-8-r1:9"),
+                       capture_output=True, text=True)
+    rows = manifest(os.path.join(out8, "campaign_fakeprog"))
+    check(r.returncode == 0 and len(rows) == 19 and all(x["status"] == "ok" for x in rows)
+          and sorted(set(x["exit"] for x in rows)) == ["7", "9"],
+          f"campaign --exit-code 7,9: {r.returncode} {[(x['profile'], x['exit']) for x in rows]} "
+          f"{r.stderr[-500:]}")
+    for args, why in ((["campaign", "--exit-code", "3"], "--exit-code is for -- PROGRAM"),
+                      (["campaign", "--exit-code", "3-", "--", FAKE], "--exit-code 3-: give"),
+                      (["plan", "--events", "perf::TASK-CLOCK", "--slots", "2",
+                        "--exit-code", "3"], "--exit-code is for the pilot runs")):
+        r = subprocess.run([OMPFUSE] + args, env=env(), capture_output=True, text=True,
+                           cwd=tmp)
+        check(r.returncode == 2 and why in r.stderr, f"{args}: {r.returncode} {r.stderr}")
 
 
 with tempfile.TemporaryDirectory() as tmp:

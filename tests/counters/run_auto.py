@@ -16,7 +16,8 @@ sources_mount fixture, and unmounted only inside a private mount namespace.
             count deterministically, whatever the load)
   notroot   as user nobody: exit 2 and a sentence that says to run as root
   notracefs tracefs unmounted (private namespace): the tool says so and
-            chooses without tracepoints
+            chooses without tracepoints; the program exits 3 there: refused
+            without --exit-code, chosen with --exit-code 3
 Usage: run_auto.py TEST --prog PROG --ompfuse BIN --dump DUMP --workdir DIR
 """
 import os
@@ -38,18 +39,19 @@ A = None
 ARGS = ["24", "1000000"]
 
 
-def env():
+def env(**extra):
     e = {k: v for k, v in os.environ.items() if not k.startswith("OMPFUSE_")}
     e["OMP_NUM_THREADS"] = "2"
+    e.update(extra)
     return e
 
 
-def plan(autodir, extra_cmd=None, want="auto:3"):
+def plan(autodir, extra_cmd=None, want="auto:3", opts=(), **extra_env):
     cmd = [A.ompfuse, "plan", "--events", want, "--slots", "2", "--auto-dir", autodir,
-           "-o", os.path.join(autodir, "plan.txt"), "--", A.prog] + ARGS
+           "-o", os.path.join(autodir, "plan.txt")] + list(opts) + ["--", A.prog] + ARGS
     if extra_cmd:
         cmd = extra_cmd + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, env=env())
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(**extra_env))
 
 
 def chosen(autodir):
@@ -234,10 +236,18 @@ def t_notroot():
 
 def t_notracefs():
     d = fresh("notracefs")
+    # and a program that ends with exit code 3: refused without --exit-code,
+    # chosen with it (the rate pilot and the XU pilot both take it)
+    r = plan(d, AUTO_EXIT="3")
+    check(r.returncode == 2 and "fails without the tool" in r.stderr
+          and "give --exit-code 3" in r.stderr
+          and not os.path.exists(os.path.join(d, "events-auto.txt")),
+          "exit 3 without --exit-code: exit %d, %s" % (r.returncode, r.stderr[-300:]))
     r = plan(d, ["unshare", "-m", "--propagation", "private", "sh", "-c",
-                 "umount /sys/kernel/tracing 2>/dev/null || true; exec \"$@\"", "sh"])
+                 "umount /sys/kernel/tracing 2>/dev/null || true; exec \"$@\"", "sh"],
+             opts=["--exit-code", "3"], AUTO_EXIT="3")
     print(r.stderr)
-    check(r.returncode == 0, "without tracefs: exit %d" % r.returncode)
+    check(r.returncode == 0, "without tracefs, --exit-code 3: exit %d" % r.returncode)
     check("tracefs is not mounted" in r.stderr, "no word that tracefs is not mounted")
     ev = chosen(d) if r.returncode == 0 else []
     check(ev and not any(":" in e and not e.startswith(("uprobe:", "perf::")) for e in ev),
