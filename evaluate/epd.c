@@ -62,12 +62,14 @@ static int notes_add(ompf_eval_t *ev, const char *line)
 
 /* ---- program check ----------------------------------------------------- */
 
-int ompf__same_program(const char *prog_a, const char *argv_a,
-                       const char *name_a, const char *prog_b,
-                       const char *argv_b, const char *name_b,
-                       ompf_error_t *err)
+int ompf__same_program(const char *prog_a, const char *argv_a, const char *bid_a,
+                       const char *name_a, const char *prog_b, const char *argv_b,
+                       const char *bid_b, const char *name_b, ompf_error_t *err)
 {
     static const char *keys[] = {"program", "argv"};
+    /* one executable at two paths (profile/program.c) */
+    if (ompf_program_moved(prog_a, argv_a, bid_a, prog_b, argv_b, bid_b))
+        return 0;
     const char *a[] = {prog_a, argv_a}, *b[] = {prog_b, argv_b};
     for (int k = 0; k < 2; k++) {
         const char *va = a[k], *vb = b[k];
@@ -98,10 +100,10 @@ int ompf_eval_same_program(const ompf_profile_t *a, const char *name_a,
                            const ompf_profile_t *b, const char *name_b,
                            ompf_error_t *err)
 {
-    return ompf__same_program(ompf_meta_get(a, "program"),
-                              ompf_meta_get(a, "argv"), name_a,
-                              ompf_meta_get(b, "program"),
-                              ompf_meta_get(b, "argv"), name_b, err);
+    return ompf__same_program(ompf_meta_get(a, "program"), ompf_meta_get(a, "argv"),
+                              ompf_program_build_id(a), name_a,
+                              ompf_meta_get(b, "program"), ompf_meta_get(b, "argv"),
+                              ompf_program_build_id(b), name_b, err);
 }
 
 /* ---- create / destroy -------------------------------------------------- */
@@ -159,6 +161,7 @@ void ompf_eval_destroy(ompf_eval_t *ev)
     free(ev->lack);
     free(ev->program);
     free(ev->argv);
+    free(ev->program_bid);
     free(ev);
 }
 
@@ -232,14 +235,16 @@ int ompf_eval_add_reference(ompf_eval_t *ev, const ompf_profile_t *p,
     int rc;
     if (r == 0) {
         if (meta_copy(p, "program", &ev->program) ||
-            meta_copy(p, "argv", &ev->argv)) {
+            meta_copy(p, "argv", &ev->argv) ||
+            !(ev->program_bid = ompf__eval_strdup(ompf_program_build_id(p)))) {
             free(nm);
             return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
         }
     } else if (ev->opts.check_program &&
-               (rc = ompf__same_program(ev->program, ev->argv, ev->names[0],
-                                        ompf_meta_get(p, "program"),
-                                        ompf_meta_get(p, "argv"), nm, err))) {
+               (rc = ompf__same_program(ev->program, ev->argv, ev->program_bid,
+                                        ev->names[0], ompf_meta_get(p, "program"),
+                                        ompf_meta_get(p, "argv"),
+                                        ompf_program_build_id(p), nm, err))) {
         free(nm);
         return rc;
     }

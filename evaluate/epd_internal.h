@@ -101,6 +101,7 @@ struct ompf_eval {
     size_t notes_len;
     char **lack; /* per event: problem of a target without it */
     char *program, *argv; /* metadata of the first reference (copies) */
+    char *program_bid;    /* its program's build-id (ompf_program_build_id) */
     size_t refcap;
 };
 
@@ -115,10 +116,9 @@ static inline int want_spearman(const ompf_eval_t *ev)
 /* epd.c */
 char *ompf__eval_strdup(const char *s);
 /* ompf_eval_same_program on metadata strings (NULL: absent). */
-int ompf__same_program(const char *prog_a, const char *argv_a,
-                       const char *name_a, const char *prog_b,
-                       const char *argv_b, const char *name_b,
-                       ompf_error_t *err);
+int ompf__same_program(const char *prog_a, const char *argv_a, const char *bid_a,
+                       const char *name_a, const char *prog_b, const char *argv_b,
+                       const char *bid_b, const char *name_b, ompf_error_t *err);
 char *ompf__eval_asprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 

@@ -211,9 +211,10 @@ int ompf_eval_target(ompf_eval_t *ev, const ompf_profile_t *target,
         name = "target";
     int rc;
     if (ev->opts.check_program &&
-        (rc = ompf__same_program(ev->program, ev->argv, ev->names[0],
+        (rc = ompf__same_program(ev->program, ev->argv, ev->program_bid, ev->names[0],
                                  ompf_meta_get(target, "program"),
-                                 ompf_meta_get(target, "argv"), name, err)))
+                                 ompf_meta_get(target, "argv"),
+                                 ompf_program_build_id(target), name, err)))
         return rc;
     tctx_t tc = {.ev = ev, .name = name};
     ompf_eval_result_t *res = calloc(1, sizeof *res);

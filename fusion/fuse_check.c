@@ -192,6 +192,21 @@ int fz_check_inputs(fz_ctx_t *c, char *forced, size_t flen)
             const char *vi = ompf_meta_get(c->runs[i].p, keys[k]);
             if (!vi || same_str(v0, vi))
                 continue;
+            const ompf_profile_t *pr = c->runs[ref].p, *pi = c->runs[i].p;
+            if (k < 2 && ompf_program_moved(ompf_meta_get(pr, "program"),
+                                            ompf_meta_get(pr, "argv"),
+                                            ompf_program_build_id(pr),
+                                            ompf_meta_get(pi, "program"),
+                                            ompf_meta_get(pi, "argv"),
+                                            ompf_program_build_id(pi))) {
+                /* one executable at two paths: its constructs match */
+                if (k == 0 && fz_note(r, "%s and %s record one program at two paths "
+                                         "(%s, %s; the same build-id %s)",
+                                      r->in_name[ref], r->in_name[i], v0, vi,
+                                      ompf_program_build_id(pr)))
+                    return OMPF_ENOMEM;
+                continue;
+            }
             char a[300], b[300], d[610];
             show(a, sizeof a, v0);
             show(b, sizeof b, vi);

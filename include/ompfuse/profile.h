@@ -198,6 +198,14 @@ void ompf_profile_destroy(ompf_profile_t *p);
  * strategy_params, forced. */
 int ompf_meta_set(ompf_profile_t *p, const char *key, const char *value);
 const char *ompf_meta_get(const ompf_profile_t *p, const char *key); /*NULL*/
+/* The GNU build-id of the recorded program (metadata "program"), from a
+ * construct in it; "" when none of its constructs is recorded. */
+const char *ompf_program_build_id(const ompf_profile_t *p);
+/* 1 when two recordings are of one executable at two paths: the programs'
+ * paths differ, their file names and (known) build-ids agree, and so do
+ * their argv (joined by \x1f) once argv[0] is cut to its file name. */
+int ompf_program_moved(const char *prog_a, const char *argv_a, const char *bid_a,
+                       const char *prog_b, const char *argv_b, const char *bid_b);
 /* This machine's CPU model as profiles record it (metadata cpu_model):
  * /proc/cpuinfo's model name, "unknown" when there is none. */
 void ompf_cpu_model(char *buf, size_t len);

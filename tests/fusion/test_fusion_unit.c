@@ -457,6 +457,72 @@ static int has_note(const ompf_fuse_report_t *r, const char *needle)
     return 0;
 }
 
+/* A run of /DIR/prog whose program module has build-id bid. */
+static ompf_profile_t *moved_run(uint64_t id, const char *events, const char *path,
+                                 const char *argv0, const char *bid)
+{
+    ompf_profile_t *p = fzt_profile(id, events);
+    char argv[256];
+    snprintf(argv, sizeof argv, "%s\x1f-n\x1f" "10", argv0);
+    FZT_CHECK(ompf_meta_set(p, "program", path));
+    FZT_CHECK(ompf_meta_set(p, "argv", argv));
+    ompf_construct_t c;
+    memset(&c, 0, sizeof c);
+    c.module = path;
+    c.build_id = bid;
+    c.offset = 0x1234;
+    c.kind = OMPF_CK_PARALLEL;
+    FZT_CHECK(ompf_construct_add(p, &c, NULL));
+    double v[2] = {1, 1};
+    fzt_xu(p, 1, 1, "0.1", 0, v);
+    return p;
+}
+
+/* One executable at two paths (same file name and build-id) is one
+ * program; another build, another name or other arguments are not. */
+static void test_program_moved(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path_b, *argv0_b, *bid_b;
+        int ok;
+    } cases[] = {
+        {"/node/tmp/prog", "/node/tmp/prog", "abc123", 1}, /* staged copy */
+        {"/node/tmp/prog", "./prog", "abc123", 1},         /* argv[0] by file name */
+        {"/node/tmp/prog", "/node/tmp/prog", "def456", 0}, /* another build */
+        {"/node/tmp/prog2", "/node/tmp/prog2", "abc123", 0}, /* another name */
+        {"/node/tmp/prog", "/node/tmp/prog", "", 0},       /* build-id unknown */
+        {"/node/tmp/prog", "/node/tmp/other", "abc123", 0}, /* argv[0] differs */
+    };
+    const char *paths[2] = {"a.ompf", "b.ompf"};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ompf_profile_t *in[2];
+        in[0] = moved_run(1, "A,O", "/home/u/prog", "/home/u/prog", "abc123");
+        in[1] = moved_run(2, "B,O", cases[k].path_b, cases[k].argv0_b, cases[k].bid_b);
+        ompf_profile_t *f = NULL;
+        ompf_fuse_report_t *rep = NULL;
+        ompf_error_t err;
+        ompf_fuse_opts_t o;
+        ompf_fuse_opts_init(&o);
+        int rc = ompf_fuse((const ompf_profile_t *const *)in, paths, 2, &o, &f, &rep, &err);
+        if (cases[k].ok) {
+            assert_int_equal(rc, 0);
+            assert_true(has_note(rep, "a.ompf and b.ompf record one program at two paths "
+                                      "(/home/u/prog, /node/tmp/prog; the same build-id "
+                                      "abc123)"));
+            assert_false(has_note(rep, "forced"));
+            assert_string_equal(ompf_meta_get(f, "forced"), "0");
+        } else {
+            assert_int_equal(rc, OMPF_EMISMATCH);
+            assert_non_null(strstr(err.msg, "differ in program"));
+        }
+        ompf_fuse_report_destroy(rep);
+        ompf_profile_destroy(f);
+        ompf_profile_destroy(in[0]);
+        ompf_profile_destroy(in[1]);
+    }
+}
+
 /* Input checks: clear errors and notes. */
 static void test_input_checks(void **state)
 {
@@ -891,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_bc_unlabeled_seed),
         cmocka_unit_test(test_random_seeded),
         cmocka_unit_test(test_input_checks),
+        cmocka_unit_test(test_program_moved),
         cmocka_unit_test(test_unrecorded_keys_noted),
         cmocka_unit_test(test_duplicate_inputs),
         cmocka_unit_test(test_event_without_values),
