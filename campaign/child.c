@@ -417,7 +417,7 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
         else
             snprintf(what, sizeof what, "exited with code %d", WEXITSTATUS(st));
         /* a program whose normal exit code is not 0 says so with --exit-code */
-        char hint[1100] = "";
+        char hint[1200] = "";
         if (!timed_out && WIFEXITED(st)) {
             /* the codes given so far and this one (1 KiB: any set) */
             ompf_exit_set_t with = c->o.exit_ok;
@@ -426,8 +426,8 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
                 memset(&with, 0, sizeof with);
             with.bits[WEXITSTATUS(st) >> 6] |= 1ull << (WEXITSTATUS(st) & 63);
             ompf_exit_set_format(&with, set, sizeof set);
-            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %s",
-                     WEXITSTATUS(st), set);
+            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %s "
+                     "(a list such as 0-3, or any, when it varies)", WEXITSTATUS(st), set);
         }
         return ompf_error_set(err, OMPF_EINVAL,
                               "the program %s %s even without the tool, so no "

@@ -144,20 +144,25 @@ void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n)
     fprintf(f, "\nVerdicts (fusion wins where LGL and BC are below every HEM variant: hem, "
                "hem-delta, hem-cleaned, hem-delta-cleaned)\n");
     size_t won = 0;
-    char lost[512] = "";
+    /* a benchmark without a verdict (not run, no EPD) is not one fusion
+     * lost: the headline says which is which */
+    char lost[512] = "", none[512] = "";
     for (size_t i = 0; i < n; i++) {
         char line[1024];
         int v = bench_verdict(&res[i], line, sizeof line);
         fprintf(f, "%s\n", line);
-        if (v == V_WIN)
+        if (v == V_WIN) {
             won++;
-        else {
-            size_t l = strlen(lost);
-            snprintf(lost + l, sizeof lost - l, "%s%s", l ? ", " : "", res[i].name);
+            continue;
         }
+        char *to = v == V_LOSS ? lost : none;
+        size_t l = strlen(to);
+        snprintf(to + l, sizeof lost - l, "%s%s", l ? ", " : "", res[i].name);
     }
-    fprintf(f, "headline: fusion wins on %zu of %zu benchmarks%s%s%s\n", won, n,
-            lost[0] ? " (not on " : "", lost, lost[0] ? ")" : "");
+    fprintf(f, "headline: fusion wins on %zu of %zu benchmarks%s%s%s%s%s%s%s\n", won, n,
+            lost[0] || none[0] ? " (" : "", lost[0] ? "not on " : "", lost,
+            lost[0] && none[0] ? "; " : "", none[0] ? "no verdict on " : "", none,
+            lost[0] || none[0] ? ")" : "");
     /* What the numbers rest on: XUs a target leaves out of a pair's
      * histogram (missing values) and pairs whose references agree so
      * exactly that the calibration floor was used. */
