@@ -119,6 +119,29 @@ static int power_note(const result_t *r, char *buf, size_t len)
     return 1;
 }
 
+/* "headline: fusion wins on W of N benchmarks (not on A; no verdict on
+ * B)": a benchmark without a verdict (not run, no EPD) is not one fusion
+ * lost, so the two are named apart. */
+static void headline(const result_t *res, size_t n, char *buf, size_t len)
+{
+    size_t won = 0;
+    char lost[512] = "", none[512] = "", line[1024];
+    for (size_t i = 0; i < n; i++) {
+        int v = bench_verdict(&res[i], line, sizeof line);
+        if (v == V_WIN) {
+            won++;
+            continue;
+        }
+        char *to = v == V_LOSS ? lost : none;
+        size_t l = strlen(to);
+        snprintf(to + l, sizeof lost - l, "%s%s", l ? ", " : "", res[i].name);
+    }
+    snprintf(buf, len, "headline: fusion wins on %zu of %zu benchmarks%s%s%s%s%s%s%s", won, n,
+             lost[0] || none[0] ? " (" : "", lost[0] ? "not on " : "", lost,
+             lost[0] && none[0] ? "; " : "", none[0] ? "no verdict on " : "", none,
+             lost[0] || none[0] ? ")" : "");
+}
+
 void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n)
 {
     fprintf(f, "\nEPD (1.0 = as close as two reference runs; lower is better)\n");
@@ -143,26 +166,14 @@ void ompf_cmpc_print_table(FILE *f, const result_t *res, size_t n)
     }
     fprintf(f, "\nVerdicts (fusion wins where LGL and BC are below every HEM variant: hem, "
                "hem-delta, hem-cleaned, hem-delta-cleaned)\n");
-    size_t won = 0;
-    /* a benchmark without a verdict (not run, no EPD) is not one fusion
-     * lost: the headline says which is which */
-    char lost[512] = "", none[512] = "";
     for (size_t i = 0; i < n; i++) {
         char line[1024];
-        int v = bench_verdict(&res[i], line, sizeof line);
+        bench_verdict(&res[i], line, sizeof line);
         fprintf(f, "%s\n", line);
-        if (v == V_WIN) {
-            won++;
-            continue;
-        }
-        char *to = v == V_LOSS ? lost : none;
-        size_t l = strlen(to);
-        snprintf(to + l, sizeof lost - l, "%s%s", l ? ", " : "", res[i].name);
     }
-    fprintf(f, "headline: fusion wins on %zu of %zu benchmarks%s%s%s%s%s%s%s\n", won, n,
-            lost[0] || none[0] ? " (" : "", lost[0] ? "not on " : "", lost,
-            lost[0] && none[0] ? "; " : "", none[0] ? "no verdict on " : "", none,
-            lost[0] || none[0] ? ")" : "");
+    char head[1200];
+    headline(res, n, head, sizeof head);
+    fprintf(f, "%s\n", head);
     /* What the numbers rest on: XUs a target leaves out of a pair's
      * histogram (missing values) and pairs whose references agree so
      * exactly that the calibration floor was used. */
@@ -234,19 +245,20 @@ static void html_verdicts(FILE *f, const result_t *res, size_t n)
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n<ul class=\"verdicts\">\n");
-    size_t won = 0;
     for (size_t i = 0; i < n; i++) {
         char line[1024];
         int v = bench_verdict(&res[i], line, sizeof line);
-        won += v == V_WIN;
         fprintf(f, "<li class=\"verdict\" data-verdict=\"%s\"%s>",
                 v == V_WIN ? "win" : v == V_LOSS ? "loss" : "none",
                 v == V_WIN ? "" : " style=\"color:#a00\"");
         ompf_html_text(f, line);
         fprintf(f, "</li>\n");
     }
-    fprintf(f, "</ul>\n<p class=\"headline\">headline: fusion wins on %zu of %zu benchmarks</p>\n",
-            won, n);
+    char head[1200];
+    headline(res, n, head, sizeof head);
+    fprintf(f, "</ul>\n<p class=\"headline\">");
+    ompf_html_text(f, head);
+    fprintf(f, "</p>\n");
     for (size_t i = 0; i < n; i++) {
         for (int t = 0; t < N_T; t++)
             if (!isnan(res[i].epd[t]) && res[i].left_out[t]) {

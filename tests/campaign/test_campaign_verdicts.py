@@ -247,6 +247,9 @@ def test_reduced(tmp):
     # each benchmark with a fused profile has its analysis page, linked
     # from the report and named on stdout
     report = open(os.path.join(out, "report.html")).read()
+    if heads:
+        check('<p class="headline">%s</p>' % html.escape(heads[0], quote=False) in report,
+              "the report's headline is stdout's: %r" % heads[0])
     for b in benches:
         page = os.path.join(out, b, "analysis.html")
         check(os.path.getsize(page) > 1000 and "<svg" in open(page).read(),
