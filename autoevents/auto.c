@@ -380,7 +380,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0) {
         fprintf(o->log, "ompfuse: auto: XU pilot with %zu events under the tool\n", ne);
         rc = run_pilot(plan, o->work_dir, argv, o, &c, err);
-        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, &o->exit_ok, 2, 0) && best_seconds(c, 1) < INFINITY)
+        if (rc == OMPF_CAMPAIGN_INCOMPLETE && profile_of(c, &o->exit_ok, 2, 0) &&
+            best_seconds(c, 1) < INFINITY)
             rc = 0; /* candidates that did not open are rejected below */
         else if (rc == OMPF_CAMPAIGN_INCOMPLETE)
             rc = OMPF_EINVAL;
@@ -388,7 +389,8 @@ int ompf_auto_select(char *const *argv, const ompf_auto_opts_t *o, ompf_auto_t *
     if (rc == 0) {
         a->base_s = best_seconds(c, 1);
         a->base_cpu = best_cpu(c, 1);
-        const char *pp = profile_of(c, &o->exit_ok, 2, 0), *pp2 = profile_of(c, &o->exit_ok, 2, 1);
+        const char *pp = profile_of(c, &o->exit_ok, 2, 0);
+        const char *pp2 = profile_of(c, &o->exit_ok, 2, 1);
         ompf_read_info_t info;
         rc = pp ? ompf_profile_read(pp, &p, &info, err)
                 : ompf_error_set(err, OMPF_EINVAL, "the XU pilot left no profile");
