@@ -62,6 +62,15 @@ typedef struct settings {
                          const ompf_exit_set_t *exit_ok, char ***events, size_t *n);
 } settings_t;
 
+/* ---- settings_file.c ---- */
+/* OUT/campaign.txt: written when absent; when present and made with other
+ * settings (events as given, slots, repeats, threads; the program, its
+ * arguments, working directory and exit codes, or the benchmarks),
+ * OMPF_EMISMATCH naming the first difference.  --jobs and --timeout are
+ * not settings. */
+int ompf_cmpc_check_settings(const char *out, const settings_t *s, const char *events,
+                             const char *benches, char *const *custom, ompf_error_t *err);
+
 /* ---- driver.c ---- */
 /* One benchmark: plan (choosing its events first with --events auto), run,
  * then the steps of steps.c; fills res. */

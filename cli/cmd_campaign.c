@@ -63,6 +63,9 @@ static const bench_t builtin[] = {
 static const char *const default_events =
     "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CPU-CLOCK,perf::MINOR-FAULTS";
 
+/* the bundled benchmarks a campaign without -- PROGRAM runs */
+static const char *const default_benches = "cg-static,cg-dyn10,mg,knapsack";
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -269,7 +272,7 @@ int ompf_cmd_campaign(int argc, char **argv)
         return 2;
     }
     if (!custom) {
-        char *bcopy = strdup(benches ? benches : "cg-static,cg-dyn10,mg,knapsack");
+        char *bcopy = strdup(benches ? benches : default_benches);
         char *items[MAX_BENCH];
         size_t nb = split_list(bcopy, items, MAX_BENCH);
         for (size_t i = 0; i < nb; i++) {
@@ -304,6 +307,16 @@ int ompf_cmd_campaign(int argc, char **argv)
     if (ompf_dirlock_acquire(s.out, stderr, &lock, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         free(evcopy);
+        return 2;
+    }
+    /* a directory of another campaign: refused before anything is written
+     * (the same settings resume it) */
+    if (ompf_cmpc_check_settings(s.out, &s, events,
+                                 benches ? benches : default_benches, custom,
+                                 &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        free(evcopy);
+        ompf_dirlock_release(lock);
         return 2;
     }
     /* every run of every benchmark (pilots included) opens its uprobes as

@@ -16,6 +16,11 @@ A plan that only adds runs is accepted (the new runs are made, the old
 ones kept), as is the same command again and `--resume` in the same
 environment.
 
+`ompfuse campaign` into the directory of another campaign (other
+arguments, program, repeats, events or benchmarks; DIR/campaign.txt) is
+refused the same way, before anything is written; the same settings with
+other --jobs and --timeout resume it.
+
 usage: test_same_campaign.py OMPFUSE FAKEPROG
 """
 import collections
@@ -38,6 +43,65 @@ def starts(log):
 def snapshot(d):
     return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
             if not f.startswith(".ompfuse-lock")}
+
+
+def tree(d):
+    """Every file under d with its bytes (the lock aside)."""
+    out = {}
+    for root, _dirs, files in os.walk(d):
+        for f in files:
+            if not f.startswith(".ompfuse-lock"):
+                p = os.path.join(root, f)
+                out[os.path.relpath(p, d)] = open(p, "rb").read()
+    return out
+
+
+def campaign_part(tmp, base, log):
+    """`ompfuse campaign` into a directory of another campaign: refused
+    before anything is written (other arguments, another program, other
+    repeats or events, other benchmarks); the same settings resume, also
+    with another --jobs or --timeout."""
+    def camp(args, cwd=tmp):
+        r = subprocess.run([OMPFUSE, "campaign", "--out", "camp", "--quick"] + args, cwd=cwd,
+                           env=base, capture_output=True, text=True, timeout=300)
+        print("     $ ompfuse campaign --out camp --quick %s -> %d" % (" ".join(args),
+                                                                    r.returncode))
+        for l in r.stderr.splitlines()[-3:]:
+            print("     | " + l)
+        return r
+    d = os.path.join(tmp, "camp")
+    r = camp(["--", "./prog", "x"])
+    check(r.returncode == 0 and os.path.exists(os.path.join(d, "report.html")),
+          "campaign: exit 0, its report written")
+    settings = open(os.path.join(d, "campaign.txt")).read()
+    check("directory %s\nprogram %s/prog\narg x\n" % (tmp, tmp) in settings
+          and "repeats 2\n" in settings, "campaign.txt: %r" % settings)
+    shutil.copy(FAKE, os.path.join(tmp, "prog2"))
+    cases = [
+        ("other arguments", ["--", "./prog", "y"], "'arg x' there, 'arg y' here"),
+        ("another program", ["--", "./prog2", "x"],
+         "'program %s/prog' there, 'program %s/prog2' here" % (tmp, tmp)),
+        ("an argument more", ["--", "./prog", "x", "z"], "'arg z' only here"),
+        ("other repeats", ["--repeats", "3", "--", "./prog", "x"],
+         "'repeats 2' there, 'repeats 3' here"),
+        ("other events", ["--events", "perf::TASK-CLOCK,perf::CPU-CLOCK", "--",
+                          "./prog", "x"], "'events perf::TASK-CLOCK,perf::PAGE-FAULTS,"),
+        ("the bundled benchmarks", ["--benchmarks", "knapsack"],
+         "'exit-code 0' there, 'benchmarks knapsack' here"),
+    ]
+    for what, args, words in cases:
+        before, logged = tree(d), starts(log)
+        r = camp(args)
+        check(r.returncode == 2 and "holds a campaign with other settings" in r.stderr
+              and words in r.stderr and "campaign.txt" in r.stderr,
+              "campaign, %s: exit 2 naming %r" % (what, words))
+        check(tree(d) == before and starts(log) == logged,
+              "campaign, %s: nothing in the directory changed, nothing ran" % what)
+    logged = starts(log)
+    r = camp(["--jobs", "2", "--timeout", "60", "--", "./prog", "x"])
+    check(r.returncode == 0 and "19 ok (19 kept)" in r.stdout
+          and not (starts(log) - logged) - collections.Counter({"plain": 1}),
+          "campaign again with other --jobs and --timeout: exit 0, its runs kept")
 
 
 def main():
@@ -133,6 +197,8 @@ def main():
         check(r.returncode == 0, "long event list and OMP_PLACES, %s: exit %d" %
               (attempt, r.returncode))
     check("1 already complete (kept)" in r.stderr, "long lines: the run is kept")
+
+    campaign_part(tmp, base, log)
 
     print("files kept in %s" % tmp if failures else "passed")
     if not failures:
