@@ -134,6 +134,9 @@ struct ompf_aresult {
     agroup_t *groups;
     size_t nsel;     /* XUs that passed the filters */
     uint32_t *sel;
+    uint32_t *canon; /* per construct: the first with its name, so that
+                        the copies of one source construct (inlined into
+                        two functions) are one group */
     double *total;   /* per column: Σ XUs + gap (share denominator) */
     size_t *gap_missing; /* per column: threads whose gap is missing */
     double thread_time;  /* threads × wall span, ns */

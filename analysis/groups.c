@@ -27,7 +27,7 @@ uint32_t aancestor_at(const ompf_profile_t *p, uint32_t node, uint32_t depth)
 static int64_t dim_value(const ompf_aresult_t *r, const ompf_xu_t *x, int d)
 {
     switch (d) {
-    case ADIM_CONSTRUCT: return x->type;
+    case ADIM_CONSTRUCT: return r->canon[x->type];
     case ADIM_THREAD: return x->thread;
     case ADIM_CORE: return x->core;
     case ADIM_NUMA: return x->numa;

@@ -318,7 +318,7 @@ static cgroup_t *by_construct(const ompf_aresult_t *r, size_t *ncg, uint32_t **s
         return NULL;
     }
     for (size_t s = 0; s < r->nsel; s++)
-        g[ompf_xu_get(r->p, r->sel[s])->type].n++;
+        g[r->canon[ompf_xu_get(r->p, r->sel[s])->type]].n++;
     size_t off = 0;
     for (size_t c = 0; c < nc; c++) {
         g[c].type = (uint32_t)c;
@@ -327,7 +327,7 @@ static cgroup_t *by_construct(const ompf_aresult_t *r, size_t *ncg, uint32_t **s
         g[c].n = 0;
     }
     for (size_t s = 0; s < r->nsel; s++) {
-        cgroup_t *x = &g[ompf_xu_get(r->p, r->sel[s])->type];
+        cgroup_t *x = &g[r->canon[ompf_xu_get(r->p, r->sel[s])->type]];
         x->idx[x->n++] = r->sel[s];
     }
     qsort(g, nc, sizeof *g, cg_cmp);

@@ -179,11 +179,54 @@ typedef struct afilter {
     uint32_t node, depth; /* subtree */
 } afilter_t;
 
+/* r->canon: constructs printed with one name are one construct here (the
+ * copies of a construct in a function inlined into another have two code
+ * addresses, two types for fusion, and one source location).  Sorted by
+ * name, each run of equal names maps to its lowest index. */
+static const ompf_profile_t *canon_p;
+static int canon_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(ares_construct_name(canon_p, x), ares_construct_name(canon_p, y));
+    return c ? c : (x > y) - (x < y);
+}
+
+static int canon_constructs(ompf_aresult_t *r, ompf_error_t *err)
+{
+    size_t n = ompf_construct_count(r->p);
+    uint32_t *order = malloc((n + 1) * sizeof *order);
+    r->canon = malloc((n + 1) * sizeof *r->canon);
+    if (!order || !r->canon) {
+        free(order);
+        return NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    canon_p = r->p;
+    qsort(order, n, sizeof *order, canon_cmp);
+    for (size_t i = 0; i < n; i++)
+        r->canon[order[i]] = i && !strcmp(ares_construct_name(r->p, order[i - 1]),
+                                          ares_construct_name(r->p, order[i]))
+                                 ? r->canon[order[i - 1]]
+                                 : order[i];
+    free(order);
+    return 0;
+}
+
 static int construct_matches(const ompf_profile_t *p, uint32_t c, const char *v)
 {
     const ompf_construct_t *k = ompf_construct_get(p, c);
     if (!strcmp(k->name, v) || (k->function && !strcmp(k->function, v)))
         return 1;
+    /* its address, MODULE+0xOFFSET, whatever resolution named it */
+    if (k->module && *k->module) {
+        const char *b = strrchr(k->module, '/');
+        char addr[512];
+        snprintf(addr, sizeof addr, "%s+0x%llx", b ? b + 1 : k->module,
+                 (unsigned long long)k->offset);
+        if (!strcmp(addr, v))
+            return 1;
+    }
     /* a resolved construct matches V on its location, file:line */
     if (!k->file || !*k->file || k->line <= 0)
         return 0;
@@ -366,6 +409,8 @@ int ompf_analysis_run(const ompf_analysis_t *a, const ompf_profile_t *p, const c
         rc = make_columns(a, r, err);
     if (!rc)
         rc = select_xus(a, r, err);
+    if (!rc)
+        rc = canon_constructs(r, err);
     if (!rc) {
         run_span(r);
         for (size_t c = 0; c < r->ncols; c++)
@@ -407,6 +452,7 @@ void ompf_aresult_destroy(ompf_aresult_t *r)
         free(r->metric_notes[i]);
     free(r->metric_notes);
     free(r->sel);
+    free(r->canon);
     free(r->total);
     free(r->gap_missing);
     free(r->top);

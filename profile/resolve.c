@@ -62,9 +62,9 @@ static int cu_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out,
                  Dwarf_Addr *bias)
 {
     Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
-    while (!cu && (cu = dwfl_module_nextcu(mod, cu, bias)) &&
-           dwarf_haspc(cu, addr - *bias) != 1)
-        ;
+    for (Dwarf_Die *c = NULL; !cu && (c = dwfl_module_nextcu(mod, c, bias));)
+        if (dwarf_haspc(c, addr - *bias) == 1)
+            cu = c;
     if (cu)
         *out = *cu;
     return cu != NULL;

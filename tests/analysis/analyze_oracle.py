@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -267,9 +268,20 @@ if TOOL and MIX:
     span = df.end_ns - df.start_ns
     check((df.run_ns < span).sum() > 10,
           f"fib: tasks that ran in several parts ({(df.run_ns < span).sum()} shorter than their span)")
-    # (by thread only: fib's task constructs at one line under different
-    # parents are two constructs of one name, which pandas cannot tell apart)
+    # fib's task constructs, inlined into their callers, are two constructs
+    # (two code addresses) of one name: analyze shows one row per name, as
+    # pandas groups the CSV's type column
     a = oracle_groups(df, ["perf::TASK-CLOCK"], "thread", path)
+    a = oracle_groups(df, ["perf::TASK-CLOCK"], "construct", path)
+    shown = sh("show", path).stdout
+    rows = re.findall(r"^\s+\d+\s+task\s+(.*?)\s+(\d+) XUs$", shown, re.M)
+    names = [n for n, x in rows if int(x) > 0]
+    check(len(names) > len(set(names)),
+          f"fib: some task constructs share a name (the case this checks): {rows}")
+    byc = analyze_csv(path, "--no-builtin-metrics")
+    byc = byc[(byc.gap == 0) & (byc.column == "duration_ns")]
+    check(sorted(byc.group) == sorted(set(df.type)),
+          f"fib by construct: one row per name: {sorted(byc.group)}")
     for by in ("construct", "thread"):
         a = analyze_csv(path, "--by", by, "--no-builtin-metrics")
         shares(a, ["perf::TASK-CLOCK"], "fib by " + by, gap_known=True)
