@@ -88,7 +88,8 @@ static void usage(FILE *f)
         "  --benchmarks LIST  of cg-static, cg-dyn10, mg, knapsack (default: these\n"
         "                     four), knapsack-d (knapsack -d -n 42 -c 11)\n"
         "  --repeats R        repeats of each reference set (default 3, >= 2)\n"
-        "  --threads N        OMP_NUM_THREADS (default 2)\n"
+        "  --threads N        OMP_NUM_THREADS (default: $OMP_NUM_THREADS when it is\n"
+        "                     one number, else 2)\n"
         "  --quick            2 reference repeats (a faster, rougher campaign)\n"
         "  --jobs N           runs at a time (default 1)\n"
         "  --timeout S        kill a run after S seconds (default 600)\n"
@@ -164,6 +165,18 @@ int ompf_cmd_campaign(int argc, char **argv)
     s.slots = 2;
     s.repeats = 3;
     s.threads = 2;
+    int threads_env = 0;
+    {
+        /* the user's OMP_NUM_THREADS, when it is one number (not a list
+         * of nesting levels) */
+        const char *e = getenv("OMP_NUM_THREADS");
+        char *end = NULL;
+        long t = e ? strtol(e, &end, 10) : 0;
+        if (e && *e && end && !*end && t >= 1 && t <= 4096) {
+            s.threads = (unsigned)t;
+            threads_env = 1;
+        }
+    }
     s.jobs = 1;
     s.timeout = 600;
     const char *events = default_events, *benches = NULL;
@@ -189,7 +202,10 @@ int ompf_cmd_campaign(int argc, char **argv)
         case 's': s.slots = (unsigned)v; break;
         case 'b': benches = optarg; break;
         case 'r': s.repeats = (unsigned)v; repeats_given = 1; break;
-        case 't': s.threads = (unsigned)v; break;
+        case 't':
+            s.threads = (unsigned)v;
+            threads_env = 0;
+            break;
         case 'j': s.jobs = (unsigned)v; break;
         case 'Q': quick = 1; break;
         case 'x':
@@ -333,8 +349,9 @@ int ompf_cmd_campaign(int argc, char **argv)
     else
         fprintf(stderr, PROG ": %zu events, ", s.nevents);
     fprintf(stderr, "%u slots (OMPFUSE_PMU_SLOTS), %u reference repeats, "
-                    "OMP_NUM_THREADS=%u, output in %s\n",
-            s.slots, s.repeats, s.threads, s.out);
+                    "OMP_NUM_THREADS=%u%s, output in %s\n",
+            s.slots, s.repeats, s.threads, threads_env ? " (from the environment)" : "",
+            s.out);
     double t0 = ompf_cmpi_now();
     size_t nres = custom ? 1 : nsel;
     result_t *res = calloc(nres, sizeof *res);

@@ -334,6 +334,21 @@ def test_cli(tmp):
           f"missing program: exit {r.returncode}, {r.stderr}")
     runs2 = sum(1 for (w, n) in log_entries(log) if w == "start" and n != "plain")
     check(runs2 == runs, f"second campaign ran {runs2 - runs} runs again")
+    # the team size: an exported OMP_NUM_THREADS that is one number is the
+    # default, --threads overrides it, a list is not taken
+    for i, (omp, args, want, said) in enumerate((("1", [], "1", True),
+                                                  ("1", ["--threads", "3"], "3", False),
+                                                  ("4,2", [], "2", False))):
+        d = os.path.join(tmp, "thr%d" % i)
+        r = subprocess.run([OMPFUSE, "campaign", "--out", d, "--quick"] + args + ["--", FAKE],
+                           env=env(OMP_NUM_THREADS=omp), capture_output=True, text=True)
+        runenv = os.path.join(d, "campaign_fakeprog", "run.env")
+        got = open(runenv).read() if os.path.exists(runenv) else ""
+        head = r.stderr.splitlines()[0] if r.stderr else ""
+        check(r.returncode == 0 and "OMP_NUM_THREADS=%s\n" % want in got
+              and ("OMP_NUM_THREADS=%s (from the environment)" % want in head) == said
+              and "OMP_NUM_THREADS=%s" % want in head,
+              f"OMP_NUM_THREADS={omp} {args}: runs with {want}: {r.returncode} {got!r} {head!r}")
     # a program whose exit code varies: --exit-code LIST for all its runs
     out8 = os.path.join(tmp, "camp8")
     r = subprocess.run([OMPFUSE, "campaign", "--out", out8, "--quick", "--exit-code", "7,9",
