@@ -164,6 +164,9 @@ void ares_vars(const ompf_profile_t *p, size_t i, const ompf_xu_t *x, const doub
 int ares_find_col(const ompf_aresult_t *r, const char *name);
 /* "construct" display name of XU i's construct (file:line or name). */
 const char *ares_construct_name(const ompf_profile_t *p, uint32_t type);
+/* "; did you mean COLUMN?" for the column nearest to name, "" when none is
+ * near (a misspelt --sort, --top-by, --colour ...). */
+void ares_col_suggest(const ompf_aresult_t *r, const char *name, char *buf, size_t len);
 
 /* groups.c: the groups with their statistics and gap rows. */
 int agroups_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err);

@@ -483,11 +483,14 @@ static int pick(const ompf_aresult_t *r, const char *name, const char *what, int
     if (!name)
         return dflt;
     int c = ares_find_col(r, name);
-    if (c < 0)
+    if (c < 0) {
+        char sug[300];
+        ares_col_suggest(r, name, sug, sizeof sug);
         ompf_error_set(err, OMPF_EUSAGE,
                        "%s '%s', position 1: no such column in %s (duration_ns, an event or a "
-                       "metric)",
-                       what, name, r->name);
+                       "metric)%s",
+                       what, name, r->name, sug);
+    }
     return c;
 }
 

@@ -43,11 +43,14 @@ int agroups_sort(const ompf_analysis_t *a, ompf_aresult_t *r, size_t ng, ompf_er
         sort_col = -2;
     else if (!strcmp(col, "name"))
         sort_col = -3;
-    else if ((sort_col = ares_find_col(r, col)) < 0)
+    else if ((sort_col = ares_find_col(r, col)) < 0) {
+        char sug[300];
+        ares_col_suggest(r, col, sug, sizeof sug);
         return ompf_error_set(err, OMPF_EUSAGE,
                               "--sort '%s', position 1: no column '%s' in %s (xus, name, "
-                              "duration_ns, an event or a metric)",
-                              a->sort, col, r->name);
+                              "duration_ns, an event or a metric)%s",
+                              a->sort, col, r->name, sug);
+    }
     r->sort_col = sort_col;
     sort_r = r;
     qsort(r->groups, ng, sizeof *r->groups, group_cmp);
@@ -70,11 +73,14 @@ int atop_build(const ompf_analysis_t *a, ompf_aresult_t *r, ompf_error_t *err)
     int c = 0;
     const char *name = a->top_col ? a->top_col : NULL;
     if (name) {
-        if ((c = ares_find_col(r, name)) < 0)
+        if ((c = ares_find_col(r, name)) < 0) {
+            char sug[300];
+            ares_col_suggest(r, name, sug, sizeof sug);
             return ompf_error_set(err, OMPF_EUSAGE,
                                   "--top-by '%s', position 1: no such column in %s (duration_ns, "
-                                  "an event or a metric)",
-                                  name, r->name);
+                                  "an event or a metric)%s",
+                                  name, r->name, sug);
+        }
     } else if (r->sort_col >= 0)
         c = r->sort_col;
     r->top_col = c;

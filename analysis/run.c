@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "ompfuse/text.h"
 
 #define NOMEM(err) ompf_error_set(err, OMPF_ENOMEM, "out of memory")
 
@@ -81,6 +82,22 @@ int ares_find_col(const ompf_aresult_t *r, const char *name)
             found = (int)c;
         }
     return found;
+}
+
+void ares_col_suggest(const ompf_aresult_t *r, const char *name, char *buf, size_t len)
+{
+    size_t best = 4; /* a typo or two, not another name */
+    const char *at = NULL;
+    for (size_t c = 0; c < r->ncols; c++)
+        for (int sh = 0; sh < 2; sh++) {
+            const char *n = sh ? short_name(r->cols[c].name) : r->cols[c].name;
+            size_t d = ompf_edit_distance(name, n);
+            if (d < best) {
+                best = d;
+                at = n;
+            }
+        }
+    snprintf(buf, len, "%s%s%s", at ? "; did you mean " : "", at ? at : "", at ? "?" : "");
 }
 
 static int is_estimate(const ompf_profile_t *p, uint32_t e)

@@ -165,6 +165,13 @@ BAD = [
     (["--by", "construct,foo"], "--by 'construct,foo', position 11: 'foo' is not one of"),
     (["--sort", "NOPE"], "--sort 'NOPE', position 1: no column 'NOPE'"),
     (["--top", "3", "--top-by", "NOPE"], "--top-by 'NOPE', position 1"),
+    # a misspelt column: the nearest one; none when nothing is near
+    (["--top", "3", "--top-by", "TASK-CLOK"], "no such column in %s (duration_ns, an event or "
+     "a metric); did you mean TASK-CLOCK?" % prof),
+    (["--sort", "duration"], "; did you mean duration_ns?"),
+    (["--html", os.path.join(WORK, "typo.html"), "--colour", "PAGE-FAULT"],
+     "--colour 'PAGE-FAULT', position 1: no such column in %s (duration_ns, an event or a "
+     "metric); did you mean PAGE-FAULTS?" % prof),
 ]
 for args, want in BAD:
     p = run("analyze", *args, prof)
@@ -173,6 +180,8 @@ for args, want in BAD:
     check(want in err, f"{args}: message {err!r} lacks {want!r}")
     check(err.count("\n") == 0, f"{args}: one line, got {err!r}")
     check(p.stdout == "", f"{args}: nothing on stdout")
+    check(("did you mean" in err) == ("did you mean" in want),
+          f"{args}: a suggestion only where one is near: {err!r}")
 # metrics file: a syntax error names FILE:LINE and the position
 mf = os.path.join(WORK, "m.txt")
 with open(mf, "w") as f:
