@@ -102,7 +102,7 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
 {
     static const char *const ours[] = {"OMP_TOOL_LIBRARIES", "OMPFUSE_EVENTS",
                                        "OMPFUSE_OUTPUT", "OMPFUSE_MODE",
-                                       "OMPFUSE_ROLE"};
+                                       "OMPFUSE_ROLE", "OMPFUSE_ARGV"};
     for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
         unsetenv(ours[i]);
     for (size_t i = 0; i < c->o.n_env; i++)
@@ -121,6 +121,19 @@ static void child_env(const ompf_campaign_t *c, const ompf_campaign_run_t *r,
     setenv("OMPFUSE_OUTPUT", r->profile, 1);
     setenv("OMPFUSE_MODE", ompf_plan_role_mode(r->role), 1);
     setenv("OMPFUSE_ROLE", ompf_plan_role_name(r->role), 1);
+    /* the command line as started: a program may overwrite its argv
+     * before the tool starts (docs/tool.md, OMPFUSE_ARGV) */
+    size_t alen = 1;
+    for (char **a = c->argv; *a; a++)
+        alen += strlen(*a) + 1;
+    char *joined = malloc(alen);
+    if (joined) {
+        size_t o = 0;
+        for (char **a = c->argv; *a; a++)
+            o += (size_t)sprintf(joined + o, "%s%s", a == c->argv ? "" : "\x1f", *a);
+        setenv("OMPFUSE_ARGV", joined, 1);
+        free(joined);
+    }
     /* the tool's start-up cache (event encodings, TSC rate, topology): the
      * first run learns them, the others read them (docs/tool.md) */
     if (!getenv("OMPFUSE_CACHE_DIR"))

@@ -90,7 +90,7 @@ static int interleave_phase1(const ompf_plan_t *built, const settings_t *s, ompf
     ompf_plan_comment(p, "line format: <role> <repeat> <events> [key=value ...]");
     ompf_plan_comment(p, "slots: %u", s->slots);
     ompf_plan_comment(p, "reference sets run in %u rounds with the fusion and HEM runs between "
-                         "them (see cli/cmd_campaign.c: run order)", s->repeats);
+                         "them (docs/guide.md, ompfuse campaign, step 2)", s->repeats);
     int rc = reference_round(p, built, 1, s->repeats);
     if (rc == 0) {
         ompf_plan_comment(p, "group: lgl");

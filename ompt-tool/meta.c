@@ -39,6 +39,32 @@ void ft_default_output(char *buf, size_t len, const char *dir)
              (long)getpid());
 }
 
+/* OMPFUSE_ARGV (set by `ompfuse run`): the command line as started, for
+ * a program that overwrote its argv strings before the tool started (it
+ * reads /proc/self/cmdline, the live strings).  Taken only when it has as
+ * many arguments and the same argv[0]: a program the run's program
+ * started inherits the variable, and its own command line is kept. */
+static char *started_as(char *live)
+{
+    const char *s = getenv("OMPFUSE_ARGV");
+    if (!s || !*s)
+        return live;
+    size_t ns = 1, nl = 1;
+    for (const char *q = s; *q; q++)
+        ns += *q == '\x1f';
+    for (const char *q = live; *q; q++)
+        nl += *q == '\x1f';
+    const char *es = strchr(s, '\x1f'), *el = strchr(live, '\x1f');
+    size_t l0s = es ? (size_t)(es - s) : strlen(s), l0l = el ? (size_t)(el - live) : strlen(live);
+    if (ns != nl || l0s != l0l || memcmp(s, live, l0s))
+        return live;
+    char *copy = strdup(s);
+    if (!copy)
+        return live;
+    free(live);
+    return copy;
+}
+
 static char *read_cmdline(void)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); /* no stdio buffer */
@@ -71,7 +97,7 @@ static char *read_cmdline(void)
         if (b[i] == '\0')
             b[i] = '\x1f';
     b[n] = '\0';
-    return b;
+    return started_as(b);
 }
 
 int ft_meta_fill(ompf_profile_t *p, const char *runtime_version)

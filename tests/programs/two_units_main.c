@@ -17,6 +17,6 @@ int main(void)
             if (i < 0)
                 printf("never\n");
     }
-    printf("two_units: %.1f %.1f\n", a, b);
+    printf("two_units checksum = %.1f\n", a + b);
     return 0;
 }

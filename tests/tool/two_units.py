@@ -6,7 +6,6 @@ clang writes no .debug_aranges, so the resolver searches the CUs' own
 ranges: a construct in any CU, not only the first, must get its line.
 
 usage: two_units.py --tool SO --ompfuse BIN --prog P [--prog P2] --workdir DIR"""
-import argparse
 import os
 import re
 import shutil
@@ -15,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_tests import check  # noqa: E402  (one failure list)
-from xu_inside import verdict  # noqa: E402
+from xu_inside import script_args, verdict  # noqa: E402
 
 # show's construct rows and the module line under each
 ROW = re.compile(r"^\s+\d+\s+(\S+)\s+(.*?)\s+(\d+) XUs$")
@@ -51,13 +50,7 @@ def addr2line(binary, off):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for o in ("--tool", "--ompfuse", "--workdir"):
-        ap.add_argument(o, required=True)
-    ap.add_argument("--prog", action="append", required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.workdir, ignore_errors=True)
-    os.makedirs(a.workdir)
+    a = script_args(("--tool", "--ompfuse", "--workdir"), many=("--prog",))
     check(shutil.which("addr2line") is not None,
           "addr2line (binutils, installed by scripts/setup.sh) is the oracle")
     for prog in a.prog:

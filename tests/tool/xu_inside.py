@@ -22,6 +22,7 @@ CASE: cg_dyn10 | knapsack | benchmarks | programs | loaded_cg | loaded.  --repor
 prints the violations per run without failing (before/after figures)."""
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -220,6 +221,20 @@ def main():
         return 2
     fn()
     return verdict()
+
+
+def script_args(opts=("--tool", "--ompfuse", "--prog", "--workdir"), many=()):
+    """The options of a test script (each required; those in many may be
+    given several times), with a fresh, empty --workdir."""
+    ap = argparse.ArgumentParser()
+    for o in opts:
+        ap.add_argument(o, required=True)
+    for o in many:
+        ap.add_argument(o, action="append", required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
+    return a
 
 
 def verdict():
