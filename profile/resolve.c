@@ -153,8 +153,10 @@ int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err)
     int total = 0;
     for (size_t i = 0; i < n && total >= 0; i++) {
         const ompf_construct_t *c = ompf_construct_get(p, (uint32_t)i);
-        if (seen[i] || c->file || c->function || !c->module || !*c->module ||
-            access(c->module, R_OK)) {
+        /* a function without a line is tried again: a profile written by
+         * an ompfuse that found no line there (one whose resolver missed
+         * later compilation units) gets it now */
+        if (seen[i] || c->file || !c->module || !*c->module || access(c->module, R_OK)) {
             seen[i] = 1;
             continue;
         }
@@ -162,7 +164,7 @@ int ompf_resolve_constructs(ompf_profile_t *p, ompf_error_t *err)
         size_t k = 0;
         for (size_t j = i; j < n; j++) {
             const ompf_construct_t *d = ompf_construct_get(p, (uint32_t)j);
-            if (!seen[j] && !d->file && !d->function && d->module &&
+            if (!seen[j] && !d->file && d->module &&
                 !strcmp(d->module, c->module)) {
                 todo[k++] = (uint32_t)j;
                 seen[j] = 1;

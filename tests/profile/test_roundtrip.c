@@ -233,11 +233,20 @@ static void test_resolve(void **state)
                              .kind = OMPF_CK_TASK};
     ompf_construct_t done = {.module = exe, .build_id = "", .offset = off, .kind = OMPF_CK_TASK,
                              .file = "already.c", .line = 7};
+    /* a function without a line (as an earlier resolver may have stored
+     * it): tried again */
+    ompf_construct_t half = {.module = exe, .build_id = "", .offset = off, .kind = OMPF_CK_LOOP,
+                             .function = "stored_fn"};
     assert_int_equal(ompf_construct_add(p, &here, NULL), 0);
     assert_int_equal(ompf_construct_add(p, &gone, NULL), 0);
     assert_int_equal(ompf_construct_add(p, &done, NULL), 0);
+    assert_int_equal(ompf_construct_add(p, &half, NULL), 0);
     ompf_error_t err;
-    assert_int_equal(ompf_resolve_constructs(p, &err), 1);
+    assert_int_equal(ompf_resolve_constructs(p, &err), 2);
+    const ompf_construct_t *h = ompf_construct_get(p, 3);
+    assert_non_null(h->file);
+    assert_non_null(strstr(h->file, "test_roundtrip.c"));
+    assert_string_equal(h->function, "ompf_test_marker");
     const ompf_construct_t *c = ompf_construct_get(p, 0);
     assert_non_null(c->file);
     assert_non_null(strstr(c->file, "test_roundtrip.c"));
