@@ -200,32 +200,34 @@ typedef struct afilter {
  * copies of a construct in a function inlined into another have two code
  * addresses, two types for fusion, and one source location).  Sorted by
  * name, each run of equal names maps to its lowest index. */
-static const ompf_profile_t *canon_p;
-static int canon_cmp(const void *a, const void *b)
+typedef struct named {
+    const char *name;
+    uint32_t idx;
+} named_t;
+
+static int named_cmp(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int c = strcmp(ares_construct_name(canon_p, x), ares_construct_name(canon_p, y));
-    return c ? c : (x > y) - (x < y);
+    const named_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 static int canon_constructs(ompf_aresult_t *r, ompf_error_t *err)
 {
     size_t n = ompf_construct_count(r->p);
-    uint32_t *order = malloc((n + 1) * sizeof *order);
+    named_t *order = malloc((n + 1) * sizeof *order);
     r->canon = malloc((n + 1) * sizeof *r->canon);
     if (!order || !r->canon) {
         free(order);
         return NOMEM(err);
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)i;
-    canon_p = r->p;
-    qsort(order, n, sizeof *order, canon_cmp);
+        order[i] = (named_t){ares_construct_name(r->p, (uint32_t)i), (uint32_t)i};
+    qsort(order, n, sizeof *order, named_cmp);
     for (size_t i = 0; i < n; i++)
-        r->canon[order[i]] = i && !strcmp(ares_construct_name(r->p, order[i - 1]),
-                                          ares_construct_name(r->p, order[i]))
-                                 ? r->canon[order[i - 1]]
-                                 : order[i];
+        r->canon[order[i].idx] = i && !strcmp(order[i - 1].name, order[i].name)
+                                     ? r->canon[order[i - 1].idx]
+                                     : order[i].idx;
     free(order);
     return 0;
 }

@@ -100,11 +100,13 @@ static int rate_pilot(ompf_auto_t *a, char *const *argv, const ompf_auto_opts_t 
             return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: it ran longer "
                                   "than %.0f s; nothing to choose events from", argv[0],
                                   o->timeout_s);
-        if (failed && WIFEXITED(st))
+        if (failed && WIFEXITED(st)) {
+            char hint[1200];
+            ompf_exit_set_hint(&o->exit_ok, WEXITSTATUS(st), hint, sizeof hint);
             return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: it exited "
-                                  "with code %d; nothing to choose events from (if %d is how "
-                                  "it normally ends, give --exit-code %d)", argv[0],
-                                  WEXITSTATUS(st), WEXITSTATUS(st), WEXITSTATUS(st));
+                                  "with code %d; nothing to choose events from (%s)", argv[0],
+                                  WEXITSTATUS(st), hint);
+        }
         if (failed)
             return ompf_error_set(err, OMPF_EINVAL, "%s fails without the tool: killed by "
                                   "signal %d; nothing to choose events from", argv[0],

@@ -363,7 +363,7 @@ void ompf_cmpi_finish_run(ompf_campaign_t *c, ompf_campaign_run_t *r, int st,
                      r->signal, strsignal(r->signal),
                      tail[0] ? "; stderr: " : "", tail);
         else {
-            char normal[128] = "", set[64];
+            char normal[1100] = "", set[1024];
             if (!ompf_exit_set_is_default(&c->o.exit_ok)) {
                 ompf_exit_set_format(&c->o.exit_ok, set, sizeof set);
                 snprintf(normal, sizeof normal, " (its normal ones: %s, given by --exit-code)",
@@ -432,15 +432,9 @@ int ompf_cmpi_plain_run(ompf_campaign_t *c, ompf_error_t *err)
         /* a program whose normal exit code is not 0 says so with --exit-code */
         char hint[1200] = "";
         if (!timed_out && WIFEXITED(st)) {
-            /* the codes given so far and this one (1 KiB: any set) */
-            ompf_exit_set_t with = c->o.exit_ok;
-            char set[1024];
-            if (ompf_exit_set_is_default(&with))
-                memset(&with, 0, sizeof with);
-            with.bits[WEXITSTATUS(st) >> 6] |= 1ull << (WEXITSTATUS(st) & 63);
-            ompf_exit_set_format(&with, set, sizeof set);
-            snprintf(hint, sizeof hint, "; if %d is how it normally ends, give --exit-code %s "
-                     "(a list such as 0-3, or any, when it varies)", WEXITSTATUS(st), set);
+            hint[0] = ';';
+            hint[1] = ' ';
+            ompf_exit_set_hint(&c->o.exit_ok, WEXITSTATUS(st), hint + 2, sizeof hint - 2);
         }
         return ompf_error_set(err, OMPF_EINVAL,
                               "the program %s %s even without the tool, so no "

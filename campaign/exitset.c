@@ -76,6 +76,20 @@ int ompf_exit_set_parse(const char *text, ompf_exit_set_t *s)
     return 0;
 }
 
+void ompf_exit_set_hint(const ompf_exit_set_t *given, int code, char *buf, size_t n)
+{
+    ompf_exit_set_t with;
+    memset(&with, 0, sizeof with);
+    if (!ompf_exit_set_is_default(given))
+        with = *given;
+    if (code >= 0 && code <= 255)
+        with.bits[code >> 6] |= 1ull << (code & 63);
+    char set[1024];
+    ompf_exit_set_format(&with, set, sizeof set);
+    snprintf(buf, n, "if %d is how it normally ends, give --exit-code %s (a list such as "
+                     "0-3, or any, when it varies)", code, set);
+}
+
 void ompf_exit_set_format(const ompf_exit_set_t *s, char *buf, size_t n)
 {
     size_t len = 0;

@@ -4,10 +4,12 @@
  * made are kept); with other settings (another program, other arguments,
  * events, repeats, ...) its runs would be kept as runs of the new
  * campaign, and its report replaced by one without them, so that is
- * refused before anything is written.  --jobs and --timeout change how
+ * refused before anything is written, once the directory holds a run.  --jobs and --timeout change how
  * the runs are made, not what they are: they may differ.
  */
 #include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,20 @@ static void first_difference(const char *was, const char *is, char *out, size_t 
     }
 }
 
+/* Whether OUT holds a profile a campaign made (a .ompf in OUT/<benchmark>):
+ * only then would a campaign with other settings take runs that are not
+ * its own.  A campaign that stopped before its first run (a program that
+ * failed its plain run, a mistyped argument) may be run again corrected. */
+static int holds_runs(const char *out)
+{
+    char pat[PATH_MAX + 16];
+    snprintf(pat, sizeof pat, "%s/*/*.ompf", out);
+    glob_t g;
+    int any = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return any;
+}
+
 int ompf_cmpc_check_settings(const char *out, const settings_t *s, const char *events,
                              const char *benches, char *const *custom, ompf_error_t *err)
 {
@@ -110,10 +126,10 @@ int ompf_cmpc_check_settings(const char *out, const settings_t *s, const char *e
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     char *was = NULL;
     size_t n = 0;
-    int rc = ompf_read_file(path, (size_t)1 << 20, &was, &n);
+    int rc = ompf_read_file(path, (size_t)1 << 24, &was, &n);
     if (rc == 0) {
         int same = n == strlen(now) && !memcmp(was, now, n);
-        if (!same) {
+        if (!same && holds_runs(out)) {
             char diff[700];
             first_difference(was, now, diff, sizeof diff);
             rc = ompf_error_set(err, OMPF_EMISMATCH,
@@ -124,20 +140,25 @@ int ompf_cmpc_check_settings(const char *out, const settings_t *s, const char *e
                                 out, diff, path, out);
         }
         free(was);
-        free(now);
-        return rc;
+        was = NULL;
+        if (rc || same) {
+            free(now);
+            return rc;
+        }
+        rc = OMPF_ENOTFOUND; /* other settings and no run made: replaced */
     }
     free(was);
     if (rc == OMPF_ENOMEM) {
         free(now);
         return ompf_error_set(err, OMPF_ENOMEM, "out of memory");
     }
-    if (access(path, F_OK) == 0) { /* there but unreadable or huge */
+    if (rc != OMPF_ENOTFOUND && access(path, F_OK) == 0) { /* unreadable or huge */
         free(now);
-        return ompf_error_set(err, OMPF_EIO, "cannot read %s: %s; remove it if %s holds "
-                              "nothing you need", path, strerror(errno), out);
+        return ompf_error_set(err, OMPF_EIO, "cannot read %s (unreadable, or over 16 MiB); "
+                              "remove it if %s holds nothing you need", path, out);
     }
-    /* a new directory, or one made before campaign.txt existed */
+    /* a new directory, one made before campaign.txt existed, or one whose
+     * campaign made no run */
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     int bad = !f;

@@ -131,6 +131,10 @@ static int resolve_module(ompf_profile_t *p, const char *path,
         }
         if (!file && !fn)
             continue;
+        /* a function stored before is replaced only by a full answer (a
+         * stripped copy at that path would name it from its symbols) */
+        if (!file && ompf_construct_get(p, idx[i])->function)
+            continue;
         int rc = ompf_construct_set_source(p, idx[i], file, line, fn);
         done = rc ? rc : done + 1;
     }

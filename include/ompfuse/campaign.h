@@ -50,6 +50,9 @@ int ompf_exit_set_has(const ompf_exit_set_t *s, int code); /* s NULL: {0} */
 int ompf_exit_set_is_default(const ompf_exit_set_t *s);    /* {0} */
 /* "0,3", "1-9", "any" (as parse reads it back). */
 void ompf_exit_set_format(const ompf_exit_set_t *s, char *buf, size_t n);
+/* "if CODE is how it normally ends, give --exit-code LIST (...)": the
+ * codes given so far and CODE. */
+void ompf_exit_set_hint(const ompf_exit_set_t *given, int code, char *buf, size_t n);
 
 typedef struct ompf_campaign_opts {
     const char *out_dir;   /* created if missing */

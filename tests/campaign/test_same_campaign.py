@@ -97,6 +97,22 @@ def campaign_part(tmp, base, log):
               "campaign, %s: exit 2 naming %r" % (what, words))
         check(tree(d) == before and starts(log) == logged,
               "campaign, %s: nothing in the directory changed, nothing ran" % what)
+    # a campaign that made no run (its program failed the plain run) may
+    # be run again corrected, with other settings, in its directory
+    def camp2(args, **extra):
+        r = subprocess.run([OMPFUSE, "campaign", "--out", "camp2", "--quick"] + args, cwd=tmp,
+                           env=dict(base, **extra), capture_output=True, text=True,
+                           timeout=300)
+        print("     $ ompfuse campaign --out camp2 --quick %s -> %d" % (" ".join(args),
+                                                                     r.returncode))
+        return r
+    r = camp2(["--", "./prog", "typo"], FAKE_PLAIN_FAIL="1")
+    check(r.returncode == 2 and "even without the tool" in r.stderr,
+          "campaign whose plain run fails: exit 2 (%d)" % r.returncode)
+    r = camp2(["--", "./prog", "x"])
+    check(r.returncode == 0 and "arg x" in open(os.path.join(tmp, "camp2", "campaign.txt")).read(),
+          "the corrected campaign in the directory of one that made no run: exit 0 (%d %s)" %
+          (r.returncode, r.stderr[-300:]))
     logged = starts(log)
     r = camp(["--jobs", "2", "--timeout", "60", "--", "./prog", "x"])
     check(r.returncode == 0 and "19 ok (19 kept)" in r.stdout
